@@ -2,7 +2,7 @@
  * Generates the service files of proto/scheduling/v1 (all but gateway_service.proto) and resources.proto from the
  * route table and the contract's zod schemas, the single source of every REST shape: each RPC gets a request
  * message with typed fields (path, query and body fields of its route) and a response message with the typed
- * result, beside the JSON form the REST gateway sends. Field and enum numbers are kept in proto/field-numbers.json
+ * result, which the REST gateway maps its routes onto. Field and enum numbers are kept in proto/field-numbers.json
  * so a field keeps its number for ever (`buf breaking`). `--check` fails when the committed files differ.
  *
  *   npx tsx scripts/generate-proto.ts [--check]
@@ -103,7 +103,7 @@ const numbers: Numbers = JSON.parse(readFileSync(NUMBERS_FILE, 'utf8').toString(
 /**
  * The `reserved` lines of a message: every field it ever had (in field-numbers.json) that it no longer declares keeps
  * its number and name out of use, so a field whose type changed comes back under a new number and name. `handled`:
- * names the message reserves or declares by other lines (the gateway form).
+ * names the message reserves or declares by other lines (a response's former `result` and `result_json`).
  */
 function reservedLines(scope: string, declared: Set<string>, indent: string, handled: ReadonlySet<string>): string[] {
   const gone = Object.entries(numbers[scope] ?? {})
@@ -468,24 +468,12 @@ function writeResource(name: string, schema: z.ZodObject, side: ShapeSide): void
 // Services.
 
 /**
- * The gateway form of a request: REST input the typed fields cannot carry exactly (a string where a number goes, an
- * unknown member, a list left empty on purpose) travels as the route's path and query text and JSON body, for the one
- * validator behind the door to judge. Number 3 carried the body as a google.protobuf.Value, and responses carried the
- * answer as JSON (1, 2): reserved so that no later field reuses them.
+ * Numbers and names every route's request message keeps out of use: the gateway form of earlier versions, REST input
+ * as text (`params` 1 and `query` 2, the path and query text; `body` 3, the body as a google.protobuf.Value, then
+ * `body_json` 4, as JSON text). Requests are typed only now. Responses carried the answer as JSON (1, 2).
  */
-const GATEWAY_FORM_REQUEST = [
-  '  reserved 3;',
-  '  reserved "body";',
-  '  // Gateway form: path parameters by name, as text. Internal callers set the typed fields instead.',
-  '  map<string, string> params = 1;',
-  '  // Gateway form: query parameters by name, as text. Internal callers set the typed fields instead.',
-  '  map<string, string> query = 2;',
-  '  // Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are',
-  '  // ignored.',
-  '  string body_json = 4;',
-];
+const FORMER_GATEWAY_FORM: Readonly<Record<string, number>> = { params: 1, query: 2, body: 3, body_json: 4 };
 const RESERVED_RESPONSE = ['  reserved 1, 2;', '  reserved "result", "result_json";'];
-const GATEWAY_FORM_NAMES: ReadonlySet<string> = new Set(['params', 'query', 'body', 'body_json']);
 const RESPONSE_RESERVED_NAMES: ReadonlySet<string> = new Set(['result', 'result_json']);
 
 /** The response field of a route that answers browsers an HTML page (the e-mailed confirmation link). */
@@ -506,8 +494,8 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   const declared = new Set<string>();
   for (const group of requestGroups(route)) {
     for (const [key, value] of typedEntries(group.schema)) {
-      if (['params', 'query', 'body', 'bodyJson'].includes(key))
-        throw new Error(`${route.rpc}: field ${key} clashes with the gateway form`);
+      if (protoFieldNameIn(group.schema, key) in FORMER_GATEWAY_FORM)
+        throw new Error(`${route.rpc}: field ${key} takes a name the former gateway form reserves`);
       fields.push(
         ...fieldLines(
           group.schema,
@@ -538,8 +526,10 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
   }
   const out: string[] = [];
   out.push(...comment(`${reqName}: the input of ${route.rpc}.`, ''));
-  const reqReserved = reservedLines(reqScope, declared, '  ', GATEWAY_FORM_NAMES);
-  out.push(`message ${reqName} {`, ...nested, ...GATEWAY_FORM_REQUEST, ...reqReserved, ...fields, '}', '');
+  // The former gateway form joins the fields the message had (numbers kept in field-numbers.json): reserved with them.
+  numbers[reqScope] = { ...FORMER_GATEWAY_FORM, ...numbers[reqScope] };
+  const reqReserved = reservedLines(reqScope, declared, '  ', new Set());
+  out.push(`message ${reqName} {`, ...nested, ...reqReserved, ...fields, '}', '');
   const resNested: string[] = [];
   const resFields: string[] = [];
   const resDeclared = new Set<string>();

@@ -30,7 +30,7 @@ function propertyOf(schema: z.ZodObject, restName: string): string {
   return p;
 }
 
-/** Typed fields of a request or response message start at this number; 1, 2 and 4 of a request carry the gateway form. */
+/** Typed fields of a request or response message start at this number; 1 to 4 of a request are reserved (the former gateway form). */
 export const TYPED_FIELD_BASE = 16;
 
 /** The number of `html_page` in the response of a route that answers browsers a page (`RouteSpec.htmlAnswer`). */

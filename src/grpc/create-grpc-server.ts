@@ -10,8 +10,7 @@ import {
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { randomUUID } from 'node:crypto';
-import { ServiceError, validationError } from '../errors/service-error.js';
-import { findTooDeepJson } from '../contract/json-depth.js';
+import { ServiceError } from '../errors/service-error.js';
 import type { Authenticate } from '../application/authenticate.js';
 import type { RateLimiter } from '../application/rate-limiter.js';
 import type { Caller } from '../application/caller.js';
@@ -46,18 +45,10 @@ import { addReflection, HEALTH_SERVICE_NAME } from './add-reflection.js';
 import { ALL_ROUTES } from '../contract/routes/all-routes.js';
 import type { RouteSpec } from '../contract/route.js';
 import { addressOfPeer } from '../application/failed-auth-limit.js';
-import { pathParamsOfMessage, requestMessageOf } from '../contract/request-message-of.js';
+import { pathParamsOfMessage } from '../contract/request-message-of.js';
 
-/**
- * A request message: the typed fields of the method (a ts-proto object), or the gateway form (path and query text and
- * the JSON body as text) that the proto still declares, read as the gateway maps REST (see typedMessageOfCall).
- */
-interface RpcRequest {
-  params?: Record<string, string>;
-  query?: Record<string, string>;
-  bodyJson?: string;
-  [typedField: string]: unknown;
-}
+/** A request message: the typed fields of the method (a ts-proto object). */
+type RpcRequest = Record<string, unknown>;
 
 /** The route of each RPC (`ProviderService/GetProvider`): the REST shapes its typed messages carry. */
 const ROUTE_OF_RPC = new Map<string, RouteSpec>(
@@ -193,8 +184,8 @@ export function createGrpcServer(deps: GrpcServerDeps) {
 
 /**
  * What every call starts from: its request id, the trailers it will answer, and the operation input it records before
- * its request message is read (the passed headers). A call reads its message only once its key is known valid
- * (typedMessageOfCall): an unknown key never costs the server a parse of a gateway-form body.
+ * its request message is read (the passed headers). A call's message is judged only once its key is known valid
+ * (typedMessageOfCall): an unknown key is answered UNAUTHENTICATED whatever the message.
  */
 function startCall(md: Metadata) {
   const requestId = mdString(md, 'x-service-request-id') ?? `req_${randomUUID().replace(/-/g, '')}`;
@@ -250,17 +241,11 @@ async function authenticateCall(
   );
 }
 
-/** The 400 VALIDATION_ERROR of a request that cannot be read, naming `field`. */
-function undecodableError(reason: string, field: string): ServiceError {
+/** The 400 VALIDATION_ERROR of a request message that cannot be decoded, on `body`. */
+function undecodableError(reason: string): ServiceError {
   return new ServiceError('VALIDATION_ERROR', `The request could not be decoded: ${reason}`, {
-    field,
-    details: [
-      {
-        field,
-        code: 'UNDECODABLE',
-        message: field === 'body' ? "could not be decoded as the method's request message or as JSON" : reason,
-      },
-    ],
+    field: 'body',
+    details: [{ field: 'body', code: 'UNDECODABLE', message: "could not be decoded as the method's request message" }],
   });
 }
 
@@ -297,8 +282,7 @@ async function answerFailedCall(
  * Runs a call of an RPC on its typed messages: authenticated and counted like any call
  * (unless `uncounted`, or its request is the credential, `auth: 'none'`), then its decoded request message goes to
  * the implementation as it is, with the passed headers, and its response message is the answer (its REST headers as
- * trailers). A request in the gateway form (the proto still declares it; the gateway no longer sends it) is first
- * mapped as the gateway maps REST. A method without a route (GatewayService) has no gateway form: its message is taken as it is.
+ * trailers).
  */
 async function handleTypedCall(
   deps: GrpcServerDeps,
@@ -318,7 +302,7 @@ async function handleTypedCall(
         peer: call.getPeer(),
         counted: spec.uncounted !== true,
       });
-    const request = typedMessageOfCall(call.request, route);
+    const request = typedMessageOfCall(call.request);
     if (route) input = { ...unread, params: pathParamsOfMessage(route, request) };
     const who = caller ?? anonymousCaller(requestId);
     const out = await runForCall(call, () => spec.handle(who, request, { headers: unread.headers }));
@@ -332,27 +316,10 @@ async function handleTypedCall(
   }
 }
 
-/**
- * The typed request message of a call: the decoded message itself, or, for a request in the gateway form, the message
- * its path, query and JSON body map onto (request-message-of.ts), refused as the gateway refuses it.
- */
-function typedMessageOfCall(
-  request: RpcRequest | UndecodableRequest,
-  route: RouteSpec | undefined,
-): Record<string, unknown> {
-  if (isUndecodable(request)) throw undecodableError(request.reason, 'body');
-  if (!route || (!request.bodyJson && !hasEntries(request.params) && !hasEntries(request.query))) return request;
-  let body: unknown;
-  if (request.bodyJson) {
-    const tooDeep = findTooDeepJson(request.bodyJson);
-    if (tooDeep) throw validationError([tooDeep]);
-    try {
-      body = JSON.parse(request.bodyJson);
-    } catch (err) {
-      throw undecodableError(`body_json is not JSON (${(err as Error).message})`, 'body');
-    }
-  }
-  return requestMessageOf(route, { params: request.params ?? {}, query: request.query ?? {}, body });
+/** The typed request message of a call: the decoded message itself; one that could not be decoded is refused. */
+function typedMessageOfCall(request: RpcRequest | UndecodableRequest): RpcRequest {
+  if (isUndecodable(request)) throw undecodableError(request.reason);
+  return request;
 }
 
 /**
@@ -401,7 +368,7 @@ async function handleStream(
     caller = await authenticateCall(deps, md, requestId, trailers, { peer: call.getPeer(), counted: true });
     const who = caller;
     // The RPC gets its decoded request message and sends its messages as they are.
-    const message = typedMessageOfCall(call.request, route);
+    const message = typedMessageOfCall(call.request);
     input = { ...unread, params: pathParamsOfMessage(route, message) };
     admitted = await deps.streams.open(caller);
     admitted.signal.addEventListener('abort', onEnded, { once: true });
@@ -458,13 +425,6 @@ async function handleStream(
     streams.delete(abort);
     call.off('cancelled', onCancelled);
   }
-}
-
-/** True when an object has at least one own key. */
-function hasEntries(o: Record<string, unknown> | undefined): boolean {
-  if (!o) return false;
-  for (const _ in o) return true;
-  return false;
 }
 
 /** A placeholder caller for operations whose input is its own credential. */

@@ -20,7 +20,7 @@ export interface ServiceMetrics {
   redisDuration: Histogram<'op'>;
   /** Webhook delivery attempts by outcome: `delivered`, `failed` (a non-2xx answer), `error` (no answer, refused address). */
   webhookAttempts: Counter<'outcome'>;
-  /** REST requests the gateway sent to the internal API, by form: `typed` messages, or `json` where they cannot carry the input exactly. */
+  /** REST requests the gateway sent to the internal API, by form: always `typed` (the proto has no other request form; kept for dashboards, docs/internal-api.md). */
   gatewayRequestForm: Counter<'form'>;
   /** Work admitted and not yet answered, in admission units, by gate: `rest` (gateway requests), `grpc` (direct calls). */
   admissionInFlight: Gauge<'gate'>;
@@ -135,7 +135,7 @@ export function createServiceMetrics(): ServiceMetrics {
     }),
     gatewayRequestForm: new Counter({
       name: 'scheduling_gateway_request_form_total',
-      help: 'REST requests sent to the internal API by form: typed (every request; the gateway form json is no longer sent).',
+      help: 'REST requests sent to the internal API by form: typed (every request; the proto has no other request form).',
       labelNames: ['form'],
       registers,
     }),

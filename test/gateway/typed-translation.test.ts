@@ -11,7 +11,7 @@ const resolutionBody = { serviceId: 'svc_1', dateRange: { from: '2026-03-02', to
 test("a REST input becomes the typed request; path and query text take their fields' types", (t) => {
   const create = requestMessageOf(route('CreateResolution'), { params: {}, query: {}, body: resolutionBody });
   t.like(create, { serviceId: 'svc_1', dateRange: { fromDate: '2026-03-02', toDate: '2026-03-03' } });
-  t.false('bodyJson' in create, 'the gateway form is never sent');
+  t.false('bodyJson' in create, 'the request has no gateway form');
   const list = requestMessageOf(route('ListProviders'), {
     params: {},
     query: { limit: '2', status: 'active' },

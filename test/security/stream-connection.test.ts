@@ -41,12 +41,13 @@ test.before(async () => {
     watchActor(call: ServerWritableStream<unknown, unknown>) {
       openWatches.add(call);
       call.on('cancelled', () => openWatches.delete(call));
-      call.write({ resultJson: JSON.stringify({ revision: 1 }) });
+      // An empty typed message (its fields at their defaults) is all the gateway needs to open the event stream.
+      call.write({});
     },
   });
   grpcServer.addService(GRPC_SERVICES.ApiKeyService.definition, {
     getCaller(_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) {
-      callback(null, { resultJson: JSON.stringify({ keyId: 'key_standin' }) }, new Metadata());
+      callback(null, {}, new Metadata());
     },
     listApiKeys(_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) {
       heldCalls.push(callback);
@@ -149,7 +150,7 @@ test.serial(
       () =>
         new Promise<void>((resolve) =>
           (clients.ApiKeyService as unknown as { listApiKeys: Function }).listApiKeys(
-            { params: {}, query: {}, bodyJson: 'null' },
+            {},
             new Metadata(),
             { deadline: Date.now() + 20_000 },
             () => resolve(),
@@ -164,7 +165,7 @@ test.serial(
     t.is(notReady.status, 503);
     t.true(notReady.ms < 2500, `/readyz took ${Math.round(notReady.ms)} ms`);
 
-    for (const callback of heldCalls.splice(0)) callback(null, { resultJson: '{"data":[]}' });
+    for (const callback of heldCalls.splice(0)) callback(null, {});
     await Promise.all(held);
     t.is((await timed('/readyz')).status, 200);
   },

@@ -183,7 +183,7 @@ function varint(n: number): number[] {
 
 /** Raw protobuf: a length-delimited field. */
 function field(no: number, bytes: Buffer): Buffer {
-  return Buffer.concat([Buffer.from([(no << 3) | 2, ...varint(bytes.length)]), bytes]);
+  return Buffer.concat([Buffer.from([...varint((no << 3) | 2), ...varint(bytes.length)]), bytes]);
 }
 
 /**
@@ -209,12 +209,12 @@ function nestedValue(levels: number): Buffer {
   return out;
 }
 
-/** Calls OrganizationService/CreateOrganization with a request message given as raw bytes; answers the error or null. */
-function createOrganizationRaw(message: Buffer, key: string): Promise<ServiceError | null> {
+/** Calls the unary method at `path` (`/scheduling.v1.Service/Method`) with a request message given as raw bytes. */
+function rawCall(path: string, message: Buffer, key: string): Promise<ServiceError | null> {
   const Raw = makeGenericClientConstructor(
     {
-      createOrganization: {
-        path: '/scheduling.v1.OrganizationService/CreateOrganization',
+      call: {
+        path,
         requestStream: false,
         responseStream: false,
         requestSerialize: (b: Buffer) => b,
@@ -223,40 +223,68 @@ function createOrganizationRaw(message: Buffer, key: string): Promise<ServiceErr
         responseDeserialize: (b: Buffer) => b,
       },
     },
-    'OrganizationService',
+    'Raw',
   );
   const raw = new Raw(svc.grpcTarget, credentials.createInsecure()) as unknown as Client & {
-    createOrganization: (m: Buffer, md: Metadata, o: object, cb: (err: ServiceError | null) => void) => void;
+    call: (m: Buffer, md: Metadata, o: object, cb: (err: ServiceError | null) => void) => void;
   };
   const md = new Metadata();
   md.set('authorization', `Bearer ${key}`);
   return new Promise<ServiceError | null>((resolve) =>
-    raw.createOrganization(message, md, { deadline: Date.now() + 30_000 }, (err) => resolve(err)),
+    raw.call(message, md, { deadline: Date.now() + 30_000 }, (err) => resolve(err)),
   ).finally(() => raw.close());
 }
 
+const CREATE_ORGANIZATION = '/scheduling.v1.OrganizationService/CreateOrganization';
+const CREATE_PROVIDER_IMPORT = '/scheduling.v1.ImportService/CreateProviderImport';
+
 test.serial(
-  'the gRPC door: deeply nested body_json or google.protobuf.Value is refused without a stall, before parsing when the key is unknown',
+  'the gRPC door reads no JSON: 3.8 MB of brackets in field 4 (the former body_json) are skipped unparsed, without a stall',
   async (t) => {
-    // body_json (field 4) of 1,900,000 nested arrays: 3.8 MB, under the 4 MB message limit.
-    const bodyJson = field(4, Buffer.from(nested(1_900_000)));
+    // 1,900,000 nested arrays as field 4, which carried the body as JSON text until the gateway form was removed:
+    // reserved now, an unknown field the decoder steps over. The message is judged on its typed fields alone.
+    const former = field(4, Buffer.from(nested(1_900_000)));
     const { result, stallMs } = await underWatch(async () => ({
-      unknown: await createOrganizationRaw(bodyJson, unknownKey()),
-      valid: await createOrganizationRaw(bodyJson, svc.platformKey),
+      unknown: await rawCall(CREATE_ORGANIZATION, former, unknownKey()),
+      valid: await rawCall(CREATE_ORGANIZATION, former, svc.platformKey),
     }));
     t.is(result.unknown?.code, status.UNAUTHENTICATED);
     t.is(errorCodeOfTrailers(result.unknown?.metadata), 'UNAUTHENTICATED');
     t.is(result.valid?.code, status.INVALID_ARGUMENT);
     t.is(errorCodeOfTrailers(result.valid?.metadata), 'VALIDATION_ERROR');
-    t.is(decodeServiceError(result.valid!).field, '(body)');
+    t.is(decodeServiceError(result.valid!).field, 'externalId', 'refused for its empty typed fields, not its field 4');
     t.log(`longest stall ${Math.round(stallMs)} ms`);
     t.true(stallMs < MAX_STALL_MS, `the event loop stalled ${Math.round(stallMs)} ms`);
 
-    // body (field 3) as a Value nested far deeper than the decoder's 100 messages: a 400 each, never a 500.
+    // Field 4 holding a whole valid body creates nothing either: the JSON is never read.
+    const body = field(4, Buffer.from(JSON.stringify({ externalId: 'former-form', name: 'Former form' })));
+    const err = await rawCall(CREATE_ORGANIZATION, body, svc.platformKey);
+    t.is(errorCodeOfTrailers(err?.metadata), 'VALIDATION_ERROR');
+    const orgs = (await client(svc.url, svc.platformKey).get('/api/v2/organizations?limit=500')).body.data;
+    t.false(
+      orgs.some((o: { externalId: string }) => o.externalId === 'former-form'),
+      'no organization from field 4',
+    );
+  },
+);
+
+test.serial(
+  "the gRPC door: a google.protobuf.Value nested past the decoder's limit is a 400 without a stall, and 401 first when the key is unknown",
+  async (t) => {
+    // provider_row_values (22) of CreateProviderImportRequest, a repeated Value: the one request field nesting lives in
+    // beside the Struct of booking metadata, nested far deeper than the decoder's 100 messages.
     for (const levels of [1_000, 5_000, 200_000]) {
-      const err = await createOrganizationRaw(field(3, nestedValue(levels)), svc.platformKey);
-      t.is(err?.code, status.INVALID_ARGUMENT, `${levels} levels: ${err?.details}`);
-      t.is(errorCodeOfTrailers(err?.metadata), 'VALIDATION_ERROR', `${levels} levels`);
+      const message = field(22, nestedValue(levels));
+      const { result, stallMs } = await underWatch(async () => ({
+        unknown: await rawCall(CREATE_PROVIDER_IMPORT, message, unknownKey()),
+        valid: await rawCall(CREATE_PROVIDER_IMPORT, message, svc.platformKey),
+      }));
+      t.is(result.unknown?.code, status.UNAUTHENTICATED, `${levels} levels, unknown key`);
+      t.is(errorCodeOfTrailers(result.unknown?.metadata), 'UNAUTHENTICATED', `${levels} levels, unknown key`);
+      t.is(result.valid?.code, status.INVALID_ARGUMENT, `${levels} levels: ${result.valid?.details}`);
+      t.is(errorCodeOfTrailers(result.valid?.metadata), 'VALIDATION_ERROR', `${levels} levels`);
+      t.is(decodeServiceError(result.valid!).field, 'body', `${levels} levels: undecodable`);
+      t.true(stallMs < MAX_STALL_MS, `${levels} levels: the event loop stalled ${Math.round(stallMs)} ms`);
     }
     t.is((await client(svc.url, svc.platformKey).get('/api/v2/organizations')).status, 200, 'still serving');
   },

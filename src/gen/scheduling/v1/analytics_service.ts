@@ -33,33 +33,8 @@ export const protobufFileName = "scheduling/v1/analytics_service.proto";
 
 /** GetAnalyticsRequest: the input of GetAnalytics. */
 export interface GetAnalyticsRequest {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days`. Optional. */
   analyticsPeriod?: AnalyticsPeriod | undefined;
-}
-
-export interface GetAnalyticsRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetAnalyticsRequest_QueryEntry {
-  key: string;
-  value: string;
 }
 
 /** GetAnalyticsResponse: the output of GetAnalytics. */
@@ -70,21 +45,6 @@ export interface GetAnalyticsResponse {
 
 /** GetNetworkAdequacyRequest: the input of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyRequest {
-  /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
-  params?:
-    | { [key: string]: string }
-    | undefined;
-  /** Gateway form: query parameters by name, as text. Internal callers set the typed fields instead. */
-  query?:
-    | { [key: string]: string }
-    | undefined;
-  /**
-   * Gateway form: the JSON body as UTF-8 text. When `params`, `query` or `body_json` is set, the typed fields are
-   * ignored.
-   */
-  bodyJson?:
-    | string
-    | undefined;
   /** Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days`. Optional. */
   analyticsPeriod?:
     | AnalyticsPeriod
@@ -181,16 +141,6 @@ export function getNetworkAdequacyRequest_DimensionToNumber(object: GetNetworkAd
   }
 }
 
-export interface GetNetworkAdequacyRequest_ParamsEntry {
-  key: string;
-  value: string;
-}
-
-export interface GetNetworkAdequacyRequest_QueryEntry {
-  key: string;
-  value: string;
-}
-
 /** GetNetworkAdequacyResponse: the output of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyResponse {
   /** The answer: the NetworkAdequacy. */
@@ -198,20 +148,11 @@ export interface GetNetworkAdequacyResponse {
 }
 
 function createBaseGetAnalyticsRequest(): GetAnalyticsRequest {
-  return { params: {}, query: {}, bodyJson: "", analyticsPeriod: AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED };
+  return { analyticsPeriod: AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED };
 }
 
 export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
   encode(message: GetAnalyticsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetAnalyticsRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetAnalyticsRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (
       message.analyticsPeriod !== undefined && message.analyticsPeriod !== AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED
     ) {
@@ -233,36 +174,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetAnalyticsRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetAnalyticsRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 17: {
             if (tag !== 136) {
               break;
@@ -285,39 +196,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
 
   fromJSON(object: any): GetAnalyticsRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       analyticsPeriod: isSet(object.analyticsPeriod)
         ? analyticsPeriodFromJSON(object.analyticsPeriod)
         : isSet(object.analytics_period)
@@ -328,27 +206,6 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
 
   toJSON(message: GetAnalyticsRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (
       message.analyticsPeriod !== undefined && message.analyticsPeriod !== AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED
     ) {
@@ -362,196 +219,7 @@ export const GetAnalyticsRequest: MessageFns<GetAnalyticsRequest> = {
   },
   fromPartial(object: DeepPartial<GetAnalyticsRequest>): GetAnalyticsRequest {
     const message = createBaseGetAnalyticsRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.analyticsPeriod = object.analyticsPeriod ?? AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED;
-    return message;
-  },
-};
-
-function createBaseGetAnalyticsRequest_ParamsEntry(): GetAnalyticsRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetAnalyticsRequest_ParamsEntry: MessageFns<GetAnalyticsRequest_ParamsEntry> = {
-  encode(message: GetAnalyticsRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetAnalyticsRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetAnalyticsRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetAnalyticsRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetAnalyticsRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetAnalyticsRequest_ParamsEntry>): GetAnalyticsRequest_ParamsEntry {
-    return GetAnalyticsRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetAnalyticsRequest_ParamsEntry>): GetAnalyticsRequest_ParamsEntry {
-    const message = createBaseGetAnalyticsRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetAnalyticsRequest_QueryEntry(): GetAnalyticsRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetAnalyticsRequest_QueryEntry: MessageFns<GetAnalyticsRequest_QueryEntry> = {
-  encode(message: GetAnalyticsRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetAnalyticsRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetAnalyticsRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetAnalyticsRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetAnalyticsRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetAnalyticsRequest_QueryEntry>): GetAnalyticsRequest_QueryEntry {
-    return GetAnalyticsRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetAnalyticsRequest_QueryEntry>): GetAnalyticsRequest_QueryEntry {
-    const message = createBaseGetAnalyticsRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -627,9 +295,6 @@ export const GetAnalyticsResponse: MessageFns<GetAnalyticsResponse> = {
 
 function createBaseGetNetworkAdequacyRequest(): GetNetworkAdequacyRequest {
   return {
-    params: {},
-    query: {},
-    bodyJson: "",
     analyticsPeriod: AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED,
     dimension: GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED,
   };
@@ -637,15 +302,6 @@ function createBaseGetNetworkAdequacyRequest(): GetNetworkAdequacyRequest {
 
 export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = {
   encode(message: GetNetworkAdequacyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.params || {}).forEach(([key, value]: [string, string]) => {
-      GetNetworkAdequacyRequest_ParamsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    globalThis.Object.entries(message.query || {}).forEach(([key, value]: [string, string]) => {
-      GetNetworkAdequacyRequest_QueryEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
-    });
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      writer.uint32(34).string(message.bodyJson);
-    }
     if (
       message.analyticsPeriod !== undefined && message.analyticsPeriod !== AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED
     ) {
@@ -672,36 +328,6 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = GetNetworkAdequacyRequest_ParamsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.params![entry1.key] = entry1.value;
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            const entry2 = GetNetworkAdequacyRequest_QueryEntry.decode(reader, reader.uint32());
-            if (entry2.value !== undefined) {
-              message.query![entry2.key] = entry2.value;
-            }
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.bodyJson = reader.string();
-            continue;
-          }
           case 18: {
             if (tag !== 144) {
               break;
@@ -732,39 +358,6 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
 
   fromJSON(object: any): GetNetworkAdequacyRequest {
     return {
-      params: isObject(object.params)
-        ? (globalThis.Object.entries(object.params) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      query: isObject(object.query)
-        ? (globalThis.Object.entries(object.query) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
       analyticsPeriod: isSet(object.analyticsPeriod)
         ? analyticsPeriodFromJSON(object.analyticsPeriod)
         : isSet(object.analytics_period)
@@ -778,27 +371,6 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
 
   toJSON(message: GetNetworkAdequacyRequest): unknown {
     const obj: any = {};
-    if (message.params) {
-      const entries = globalThis.Object.entries(message.params) as [string, string][];
-      if (entries.length > 0) {
-        obj.params = {};
-        entries.forEach(([k, v]) => {
-          obj.params[k] = v;
-        });
-      }
-    }
-    if (message.query) {
-      const entries = globalThis.Object.entries(message.query) as [string, string][];
-      if (entries.length > 0) {
-        obj.query = {};
-        entries.forEach(([k, v]) => {
-          obj.query[k] = v;
-        });
-      }
-    }
-    if (message.bodyJson !== undefined && message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
-    }
     if (
       message.analyticsPeriod !== undefined && message.analyticsPeriod !== AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED
     ) {
@@ -817,197 +389,8 @@ export const GetNetworkAdequacyRequest: MessageFns<GetNetworkAdequacyRequest> = 
   },
   fromPartial(object: DeepPartial<GetNetworkAdequacyRequest>): GetNetworkAdequacyRequest {
     const message = createBaseGetNetworkAdequacyRequest();
-    message.params = (globalThis.Object.entries(object.params ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.query = (globalThis.Object.entries(object.query ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.bodyJson = object.bodyJson ?? "";
     message.analyticsPeriod = object.analyticsPeriod ?? AnalyticsPeriod.ANALYTICS_PERIOD_UNSPECIFIED;
     message.dimension = object.dimension ?? GetNetworkAdequacyRequest_Dimension.DIMENSION_UNSPECIFIED;
-    return message;
-  },
-};
-
-function createBaseGetNetworkAdequacyRequest_ParamsEntry(): GetNetworkAdequacyRequest_ParamsEntry {
-  return { key: "", value: "" };
-}
-
-export const GetNetworkAdequacyRequest_ParamsEntry: MessageFns<GetNetworkAdequacyRequest_ParamsEntry> = {
-  encode(message: GetNetworkAdequacyRequest_ParamsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetNetworkAdequacyRequest_ParamsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetNetworkAdequacyRequest_ParamsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetNetworkAdequacyRequest_ParamsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetNetworkAdequacyRequest_ParamsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetNetworkAdequacyRequest_ParamsEntry>): GetNetworkAdequacyRequest_ParamsEntry {
-    return GetNetworkAdequacyRequest_ParamsEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetNetworkAdequacyRequest_ParamsEntry>): GetNetworkAdequacyRequest_ParamsEntry {
-    const message = createBaseGetNetworkAdequacyRequest_ParamsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseGetNetworkAdequacyRequest_QueryEntry(): GetNetworkAdequacyRequest_QueryEntry {
-  return { key: "", value: "" };
-}
-
-export const GetNetworkAdequacyRequest_QueryEntry: MessageFns<GetNetworkAdequacyRequest_QueryEntry> = {
-  encode(message: GetNetworkAdequacyRequest_QueryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetNetworkAdequacyRequest_QueryEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetNetworkAdequacyRequest_QueryEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetNetworkAdequacyRequest_QueryEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: GetNetworkAdequacyRequest_QueryEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<GetNetworkAdequacyRequest_QueryEntry>): GetNetworkAdequacyRequest_QueryEntry {
-    return GetNetworkAdequacyRequest_QueryEntry.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<GetNetworkAdequacyRequest_QueryEntry>): GetNetworkAdequacyRequest_QueryEntry {
-    const message = createBaseGetNetworkAdequacyRequest_QueryEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -1219,10 +602,6 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
-}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
