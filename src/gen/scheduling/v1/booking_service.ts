@@ -37,7 +37,7 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/booking_service.proto";
 
-/** ListBookingsRequest: the input of ListBookings. */
+/** The request of ListBookings. */
 export interface ListBookingsRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -54,24 +54,24 @@ export interface ListBookingsRequest {
   bodyJson?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
+  /** The booking status. Optional. */
   bookingStatus?:
     | BookingStatus
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -86,25 +86,25 @@ export interface ListBookingsRequest_QueryEntry {
   value: string;
 }
 
-/** ListBookingsResponse: the output of ListBookings. */
+/** The response of ListBookings. */
 export interface ListBookingsResponse {
   /** The items of this page. */
   data?:
     | BookingV2[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetBookingRequest: the input of GetBooking. */
+/** The request of GetBooking. */
 export interface GetBookingRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -121,7 +121,7 @@ export interface GetBookingRequest {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the booking. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -135,13 +135,13 @@ export interface GetBookingRequest_QueryEntry {
   value: string;
 }
 
-/** GetBookingResponse: the output of GetBooking. */
+/** The response of GetBooking. */
 export interface GetBookingResponse {
-  /** The answer: the BookingV2. */
+  /** The booking. */
   booking?: BookingV2 | undefined;
 }
 
-/** ListSlotsV1Request: the input of ListSlotsV1. */
+/** The request of ListSlotsV1. */
 export interface ListSlotsV1Request {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -158,15 +158,15 @@ export interface ListSlotsV1Request {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** The service (event type) id. Text of 1 to 200 characters. Required. */
+  /** The service (event type) id. 1 to 200 characters. Required. */
   eventTypeId?:
     | string
     | undefined;
-  /** Local date in the provider's schedule timezone, YYYY-MM-DD. A calendar date, YYYY-MM-DD. Required. */
+  /** Local date in the provider's schedule timezone, YYYY-MM-DD. Required. */
   date?: string | undefined;
 }
 
@@ -180,13 +180,13 @@ export interface ListSlotsV1Request_QueryEntry {
   value: string;
 }
 
-/** ListSlotsV1Response: the output of ListSlotsV1. */
+/** The response of ListSlotsV1. */
 export interface ListSlotsV1Response {
-  /** The answer: the SlotsV1Page. */
+  /** The slots v1 page. */
   slotsV1Page?: SlotsV1Page | undefined;
 }
 
-/** CreateBookingV1Request: the input of CreateBookingV1. */
+/** The request of CreateBookingV1. */
 export interface CreateBookingV1Request {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -203,15 +203,15 @@ export interface CreateBookingV1Request {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the service. 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
-  /** Text of at most 1024 characters. Required. */
+  /** The id of the slot. At most 1024 characters. Required. */
   slotId?:
     | string
     | undefined;
@@ -219,21 +219,21 @@ export interface CreateBookingV1Request {
   attendee?:
     | CreateBookingV1Request_Attendee
     | undefined;
-  /** Text of at most 5000 characters. Optional. */
+  /** The notes. At most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
-/** The `attendee` object. */
+/** The attendee. */
 export interface CreateBookingV1Request_Attendee {
-  /** Text of 1 to 200 characters. Required. */
+  /** The name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. */
+  /** An e-mail address. At most 1000 characters. Required. */
   email?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
@@ -247,13 +247,13 @@ export interface CreateBookingV1Request_QueryEntry {
   value: string;
 }
 
-/** CreateBookingV1Response: the output of CreateBookingV1. */
+/** The response of CreateBookingV1. */
 export interface CreateBookingV1Response {
-  /** The answer: the BookingV1Created. */
+  /** The booking v1 created. */
   bookingV1Created?: BookingV1Created | undefined;
 }
 
-/** ListBookingsV1Request: the input of ListBookingsV1. */
+/** The request of ListBookingsV1. */
 export interface ListBookingsV1Request {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -270,15 +270,15 @@ export interface ListBookingsV1Request {
   bodyJson?:
     | string
     | undefined;
-  /** Page number, default 1. A whole number from 1 to 1000000. Optional. */
+  /** Page number, default 1. From 1 to 1000000. Optional. */
   page?:
     | number
     | undefined;
-  /** Page size, default 20, at most 100. A whole number from 1 to 100. Optional. */
+  /** Page size, default 20, at most 100. From 1 to 100. Optional. */
   limit?:
     | number
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
+  /** The booking status. Optional. */
   bookingStatus?: BookingStatus | undefined;
 }
 
@@ -292,13 +292,13 @@ export interface ListBookingsV1Request_QueryEntry {
   value: string;
 }
 
-/** ListBookingsV1Response: the output of ListBookingsV1. */
+/** The response of ListBookingsV1. */
 export interface ListBookingsV1Response {
-  /** The answer: the BookingsV1Page. */
+  /** The bookings v1 page. */
   bookingsV1Page?: BookingsV1Page | undefined;
 }
 
-/** GetBookingV1Request: the input of GetBookingV1. */
+/** The request of GetBookingV1. */
 export interface GetBookingV1Request {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -315,7 +315,7 @@ export interface GetBookingV1Request {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the booking. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -329,13 +329,13 @@ export interface GetBookingV1Request_QueryEntry {
   value: string;
 }
 
-/** GetBookingV1Response: the output of GetBookingV1. */
+/** The response of GetBookingV1. */
 export interface GetBookingV1Response {
-  /** The answer: the BookingV1Detail. */
+  /** The booking v1 detail. */
   bookingV1Detail?: BookingV1Detail | undefined;
 }
 
-/** ConfirmBookingV1Request: the input of ConfirmBookingV1. */
+/** The request of ConfirmBookingV1. */
 export interface ConfirmBookingV1Request {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -352,11 +352,11 @@ export interface ConfirmBookingV1Request {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the booking. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The token. 1 to 200 characters. Required. */
   token?: string | undefined;
 }
 
@@ -370,9 +370,9 @@ export interface ConfirmBookingV1Request_QueryEntry {
   value: string;
 }
 
-/** ConfirmBookingV1Response: the output of ConfirmBookingV1. */
+/** The response of ConfirmBookingV1. */
 export interface ConfirmBookingV1Response {
-  /** The answer: the BookingV1ConfirmResult. */
+  /** The booking v1 confirm result. */
   bookingV1ConfirmResult?:
     | BookingV1ConfirmResult
     | undefined;
@@ -383,7 +383,7 @@ export interface ConfirmBookingV1Response {
   htmlPage?: string | undefined;
 }
 
-/** RescheduleBookingV1Request: the input of RescheduleBookingV1. */
+/** The request of RescheduleBookingV1. */
 export interface RescheduleBookingV1Request {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -400,11 +400,11 @@ export interface RescheduleBookingV1Request {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the booking. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** A calendar date, YYYY-MM-DD. Required. */
+  /** The date. A calendar date, YYYY-MM-DD. Required. */
   date?:
     | string
     | undefined;
@@ -412,7 +412,7 @@ export interface RescheduleBookingV1Request {
   time?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. */
+  /** The notes. At most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
@@ -426,13 +426,13 @@ export interface RescheduleBookingV1Request_QueryEntry {
   value: string;
 }
 
-/** RescheduleBookingV1Response: the output of RescheduleBookingV1. */
+/** The response of RescheduleBookingV1. */
 export interface RescheduleBookingV1Response {
-  /** The answer: the BookingV1Rescheduled. */
+  /** The booking v1 rescheduled. */
   bookingV1Rescheduled?: BookingV1Rescheduled | undefined;
 }
 
-/** CancelBookingV1Request: the input of CancelBookingV1. */
+/** The request of CancelBookingV1. */
 export interface CancelBookingV1Request {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -449,11 +449,11 @@ export interface CancelBookingV1Request {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the booking. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. */
+  /** The reason. At most 1000 characters. Optional. */
   reason?: string | undefined;
 }
 
@@ -467,9 +467,9 @@ export interface CancelBookingV1Request_QueryEntry {
   value: string;
 }
 
-/** CancelBookingV1Response: the output of CancelBookingV1. */
+/** The response of CancelBookingV1. */
 export interface CancelBookingV1Response {
-  /** The answer: the BookingV1Cancelled. */
+  /** The booking v1 cancelled. */
   bookingV1Cancelled?: BookingV1Cancelled | undefined;
 }
 
@@ -4800,25 +4800,12 @@ export const CancelBookingV1Response: MessageFns<CancelBookingV1Response> = {
   },
 };
 
-/**
- * BookingService: Bookings (v2 reads and the v1 direct path).
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
- */
+/** Bookings (v2 reads and the v1 direct path). Calls, metadata and errors: see the top of resources.proto. */
 export type BookingServiceService = typeof BookingServiceService;
 export const BookingServiceService = {
   /**
-   * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
-   * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings.
+   * List the organization's bookings (v1 and v2), newest first; filters `booking_status`, `provider_id`. Lists the
+   * organization's bookings a page at a time. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listBookings: {
     path: "/scheduling.v1.BookingService/ListBookings" as const,
@@ -4831,9 +4818,8 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): ListBookingsResponse => ListBookingsResponse.decode(value),
   },
   /**
-   * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
-   * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id.
+   * Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the organization
+   * in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBooking: {
     path: "/scheduling.v1.BookingService/GetBooking" as const,
@@ -4845,11 +4831,11 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): GetBookingResponse => GetBookingResponse.decode(value),
   },
   /**
-   * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
-   * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
-   * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
-   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
-   * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
+   * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
+   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
+   * with CreateBookingV1. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
+   * `SERVICE_NOT_FOUND`.
    */
   listSlotsV1: {
     path: "/scheduling.v1.BookingService/ListSlotsV1" as const,
@@ -4861,14 +4847,13 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): ListSlotsV1Response => ListSlotsV1Response.decode(value),
   },
   /**
-   * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
-   * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
-   * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
-   * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
-   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
+   * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
+   * slot succeeds. Creates a pending booking on a slot id from ListSlotsV1 and answers its confirmation token; the
+   * slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body
+   * answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
    * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
-   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings.
+   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
   createBookingV1: {
     path: "/scheduling.v1.BookingService/CreateBookingV1" as const,
@@ -4882,9 +4867,8 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): CreateBookingV1Response => CreateBookingV1Response.decode(value),
   },
   /**
-   * ListBookingsV1: List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100),
-   * filtered by any booking `status`. The v1 page of the organization's bookings. Errors: the common ones. REST: GET
-   * /api/v1/bookings.
+   * List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100), filtered by any
+   * booking `booking_status`. The v1 page of the organization's bookings.
    */
   listBookingsV1: {
     path: "/scheduling.v1.BookingService/ListBookingsV1" as const,
@@ -4898,9 +4882,8 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): ListBookingsV1Response => ListBookingsV1Response.decode(value),
   },
   /**
-   * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
-   * the organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v1/bookings/:id.
+   * Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of the
+   * organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBookingV1: {
     path: "/scheduling.v1.BookingService/GetBookingV1" as const,
@@ -4913,12 +4896,11 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): GetBookingV1Response => GetBookingV1Response.decode(value),
   },
   /**
-   * ConfirmBookingV1: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
-   * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
-   * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
-   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
-   * /api/v1/bookings/:id/confirm.
+   * Confirms a pending booking with the token of its e-mailed confirmation link; the token is the credential, so the
+   * call needs no API key. Confirming again answers the same; a cancelled or rescheduled booking is ABORTED
+   * `BOOKING_STATE_CONFLICT`. A caller that asks for HTML (`accept` metadata without `application/json`) gets the
+   * page to show in `html_page`. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED
+   * `BOOKING_STATE_CONFLICT`.
    */
   confirmBookingV1: {
     path: "/scheduling.v1.BookingService/ConfirmBookingV1" as const,
@@ -4932,14 +4914,14 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): ConfirmBookingV1Response => ConfirmBookingV1Response.decode(value),
   },
   /**
-   * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
-   * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
-   * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
-   * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
-   * it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`, FAILED_PRECONDITION
-   * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
-   * REST: POST /api/v1/bookings/:id/reschedule.
+   * Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the original becomes
+   * `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot. A combined
+   * `datetime`/`start` is FAILED_PRECONDITION. Moves a booking to a new local date and time; answers the new pending
+   * booking. `idempotency-key` is optional: a retry with the same key and body answers the first new booking (kept
+   * with it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`,
+   * FAILED_PRECONDITION `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED
+   * `SLOT_UNAVAILABLE`.
    */
   rescheduleBookingV1: {
     path: "/scheduling.v1.BookingService/RescheduleBookingV1" as const,
@@ -4953,12 +4935,11 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): RescheduleBookingV1Response => RescheduleBookingV1Response.decode(value),
   },
   /**
-   * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
-   * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept
-   * with it) instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
-   * /api/v1/bookings/:id/cancel.
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
+   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
+   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
+   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   cancelBookingV1: {
     path: "/scheduling.v1.BookingService/CancelBookingV1" as const,
@@ -4975,84 +4956,76 @@ export const BookingServiceService = {
 
 export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
-   * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
-   * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings.
+   * List the organization's bookings (v1 and v2), newest first; filters `booking_status`, `provider_id`. Lists the
+   * organization's bookings a page at a time. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listBookings: handleUnaryCall<ListBookingsRequest, ListBookingsResponse>;
   /**
-   * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
-   * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id.
+   * Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the organization
+   * in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBooking: handleUnaryCall<GetBookingRequest, GetBookingResponse>;
   /**
-   * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
-   * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
-   * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
-   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
-   * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
+   * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
+   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
+   * with CreateBookingV1. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
+   * `SERVICE_NOT_FOUND`.
    */
   listSlotsV1: handleUnaryCall<ListSlotsV1Request, ListSlotsV1Response>;
   /**
-   * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
-   * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
-   * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
-   * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
-   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
+   * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
+   * slot succeeds. Creates a pending booking on a slot id from ListSlotsV1 and answers its confirmation token; the
+   * slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body
+   * answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
    * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
-   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings.
+   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
   createBookingV1: handleUnaryCall<CreateBookingV1Request, CreateBookingV1Response>;
   /**
-   * ListBookingsV1: List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100),
-   * filtered by any booking `status`. The v1 page of the organization's bookings. Errors: the common ones. REST: GET
-   * /api/v1/bookings.
+   * List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100), filtered by any
+   * booking `booking_status`. The v1 page of the organization's bookings.
    */
   listBookingsV1: handleUnaryCall<ListBookingsV1Request, ListBookingsV1Response>;
   /**
-   * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
-   * the organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v1/bookings/:id.
+   * Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of the
+   * organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBookingV1: handleUnaryCall<GetBookingV1Request, GetBookingV1Response>;
   /**
-   * ConfirmBookingV1: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
-   * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
-   * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
-   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
-   * /api/v1/bookings/:id/confirm.
+   * Confirms a pending booking with the token of its e-mailed confirmation link; the token is the credential, so the
+   * call needs no API key. Confirming again answers the same; a cancelled or rescheduled booking is ABORTED
+   * `BOOKING_STATE_CONFLICT`. A caller that asks for HTML (`accept` metadata without `application/json`) gets the
+   * page to show in `html_page`. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED
+   * `BOOKING_STATE_CONFLICT`.
    */
   confirmBookingV1: handleUnaryCall<ConfirmBookingV1Request, ConfirmBookingV1Response>;
   /**
-   * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
-   * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
-   * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
-   * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
-   * it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`, FAILED_PRECONDITION
-   * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
-   * REST: POST /api/v1/bookings/:id/reschedule.
+   * Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the original becomes
+   * `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot. A combined
+   * `datetime`/`start` is FAILED_PRECONDITION. Moves a booking to a new local date and time; answers the new pending
+   * booking. `idempotency-key` is optional: a retry with the same key and body answers the first new booking (kept
+   * with it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`,
+   * FAILED_PRECONDITION `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED
+   * `SLOT_UNAVAILABLE`.
    */
   rescheduleBookingV1: handleUnaryCall<RescheduleBookingV1Request, RescheduleBookingV1Response>;
   /**
-   * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
-   * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept
-   * with it) instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
-   * /api/v1/bookings/:id/cancel.
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
+   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
+   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
+   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   cancelBookingV1: handleUnaryCall<CancelBookingV1Request, CancelBookingV1Response>;
 }
 
 export interface BookingServiceClient extends Client {
   /**
-   * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
-   * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings.
+   * List the organization's bookings (v1 and v2), newest first; filters `booking_status`, `provider_id`. Lists the
+   * organization's bookings a page at a time. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listBookings(
     request: ListBookingsRequest,
@@ -5070,9 +5043,8 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListBookingsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
-   * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id.
+   * Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the organization
+   * in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBooking(
     request: GetBookingRequest,
@@ -5090,11 +5062,11 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetBookingResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListSlotsV1: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
-   * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
-   * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
-   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
-   * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
+   * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
+   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
+   * with CreateBookingV1. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
+   * `SERVICE_NOT_FOUND`.
    */
   listSlotsV1(
     request: ListSlotsV1Request,
@@ -5112,14 +5084,13 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListSlotsV1Response) => void,
   ): ClientUnaryCall;
   /**
-   * CreateBookingV1: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with
-   * the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
-   * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
-   * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
-   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
+   * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
+   * slot succeeds. Creates a pending booking on a slot id from ListSlotsV1 and answers its confirmation token; the
+   * slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body
+   * answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
    * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
-   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings.
+   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
   createBookingV1(
     request: CreateBookingV1Request,
@@ -5137,9 +5108,8 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateBookingV1Response) => void,
   ): ClientUnaryCall;
   /**
-   * ListBookingsV1: List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100),
-   * filtered by any booking `status`. The v1 page of the organization's bookings. Errors: the common ones. REST: GET
-   * /api/v1/bookings.
+   * List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100), filtered by any
+   * booking `booking_status`. The v1 page of the organization's bookings.
    */
   listBookingsV1(
     request: ListBookingsV1Request,
@@ -5157,9 +5127,8 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListBookingsV1Response) => void,
   ): ClientUnaryCall;
   /**
-   * GetBookingV1: Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of
-   * the organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v1/bookings/:id.
+   * Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`). Answers one booking of the
+   * organization in the v1 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBookingV1(
     request: GetBookingV1Request,
@@ -5177,12 +5146,11 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetBookingV1Response) => void,
   ): ClientUnaryCall;
   /**
-   * ConfirmBookingV1: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
-   * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
-   * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
-   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
-   * /api/v1/bookings/:id/confirm.
+   * Confirms a pending booking with the token of its e-mailed confirmation link; the token is the credential, so the
+   * call needs no API key. Confirming again answers the same; a cancelled or rescheduled booking is ABORTED
+   * `BOOKING_STATE_CONFLICT`. A caller that asks for HTML (`accept` metadata without `application/json`) gets the
+   * page to show in `html_page`. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED
+   * `BOOKING_STATE_CONFLICT`.
    */
   confirmBookingV1(
     request: ConfirmBookingV1Request,
@@ -5200,14 +5168,14 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: ConfirmBookingV1Response) => void,
   ): ClientUnaryCall;
   /**
-   * RescheduleBookingV1: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
-   * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
-   * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
-   * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
-   * it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`, FAILED_PRECONDITION
-   * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
-   * REST: POST /api/v1/bookings/:id/reschedule.
+   * Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the original becomes
+   * `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot. A combined
+   * `datetime`/`start` is FAILED_PRECONDITION. Moves a booking to a new local date and time; answers the new pending
+   * booking. `idempotency-key` is optional: a retry with the same key and body answers the first new booking (kept
+   * with it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`,
+   * FAILED_PRECONDITION `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED
+   * `SLOT_UNAVAILABLE`.
    */
   rescheduleBookingV1(
     request: RescheduleBookingV1Request,
@@ -5225,12 +5193,11 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: RescheduleBookingV1Response) => void,
   ): ClientUnaryCall;
   /**
-   * CancelBookingV1: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a
-   * notice); answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are
-   * optional. Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept
-   * with it) instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
-   * /api/v1/bookings/:id/cancel.
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
+   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
+   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
+   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   cancelBookingV1(
     request: CancelBookingV1Request,

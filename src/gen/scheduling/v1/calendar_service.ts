@@ -32,7 +32,7 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/calendar_service.proto";
 
-/** CreateCalendarConnectionRequest: the input of CreateCalendarConnection. */
+/** The request of CreateCalendarConnection. */
 export interface CreateCalendarConnectionRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -49,15 +49,15 @@ export interface CreateCalendarConnectionRequest {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The title. At most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Required. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Required. */
   timezone?:
     | string
     | undefined;
@@ -83,13 +83,13 @@ export interface CreateCalendarConnectionRequest_QueryEntry {
   value: string;
 }
 
-/** CreateCalendarConnectionResponse: the output of CreateCalendarConnection. */
+/** The response of CreateCalendarConnection. */
 export interface CreateCalendarConnectionResponse {
-  /** The answer: the CalendarConnection. */
+  /** The calendar connection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/** ListCalendarConnectionsRequest: the input of ListCalendarConnections. */
+/** The request of ListCalendarConnections. */
 export interface ListCalendarConnectionsRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -106,20 +106,20 @@ export interface ListCalendarConnectionsRequest {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
@@ -134,13 +134,13 @@ export interface ListCalendarConnectionsRequest_QueryEntry {
   value: string;
 }
 
-/** ListCalendarConnectionsResponse: the output of ListCalendarConnections. */
+/** The response of ListCalendarConnections. */
 export interface ListCalendarConnectionsResponse {
-  /** The answer: the CalendarConnectionList. */
+  /** The calendar connection list. */
   calendarConnectionList?: CalendarConnectionList | undefined;
 }
 
-/** GetCalendarConnectionRequest: the input of GetCalendarConnection. */
+/** The request of GetCalendarConnection. */
 export interface GetCalendarConnectionRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -157,7 +157,7 @@ export interface GetCalendarConnectionRequest {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the calendar connection. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -171,13 +171,13 @@ export interface GetCalendarConnectionRequest_QueryEntry {
   value: string;
 }
 
-/** GetCalendarConnectionResponse: the output of GetCalendarConnection. */
+/** The response of GetCalendarConnection. */
 export interface GetCalendarConnectionResponse {
-  /** The answer: the CalendarConnection. */
+  /** The calendar connection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/** UpdateCalendarConnectionRequest: the input of UpdateCalendarConnection. */
+/** The request of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -195,22 +195,21 @@ export interface UpdateCalendarConnectionRequest {
     | string
     | undefined;
   /**
-   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
-   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
-   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
+   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the calendar connection. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The title. At most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
@@ -236,13 +235,13 @@ export interface UpdateCalendarConnectionRequest_QueryEntry {
   value: string;
 }
 
-/** UpdateCalendarConnectionResponse: the output of UpdateCalendarConnection. */
+/** The response of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionResponse {
-  /** The answer: the CalendarConnection. */
+  /** The calendar connection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/** DeleteCalendarConnectionRequest: the input of DeleteCalendarConnection. */
+/** The request of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -259,7 +258,7 @@ export interface DeleteCalendarConnectionRequest {
   bodyJson?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the calendar connection. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -273,9 +272,9 @@ export interface DeleteCalendarConnectionRequest_QueryEntry {
   value: string;
 }
 
-/** DeleteCalendarConnectionResponse: the output of DeleteCalendarConnection. */
+/** The response of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionResponse {
-  /** The answer: the DeletedCalendarConnection. */
+  /** The deleted calendar connection. */
   deletedCalendarConnection?: DeletedCalendarConnection | undefined;
 }
 
@@ -2712,25 +2711,16 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
 };
 
 /**
- * CalendarService: Weekly availability schedules and external calendar feeds.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * Weekly availability schedules and external calendar feeds. Calls, metadata and errors: see the top of
+ * resources.proto.
  */
 export type CalendarServiceService = typeof CalendarServiceService;
 export const CalendarServiceService = {
   /**
-   * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
-   * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
-   * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   * Create a weekly availability schedule for a provider (wall-clock times in its IANA timezone; windows of a day
+   * must not overlap). Creates the schedule resolutions and slots read: weekly windows, date overrides and an
+   * optional ICS feed whose events count as busy. Advances the provider graph version. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createCalendarConnection: {
     path: "/scheduling.v1.CalendarService/CreateCalendarConnection" as const,
@@ -2746,9 +2736,8 @@ export const CalendarServiceService = {
       CreateCalendarConnectionResponse.decode(value),
   },
   /**
-   * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
-   * schedules; every weekday is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
-   * GET /api/v2/calendar-connections.
+   * List schedules, optionally of one provider; a page at a time. Lists the organization's schedules; every weekday
+   * is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listCalendarConnections: {
     path: "/scheduling.v1.CalendarService/ListCalendarConnections" as const,
@@ -2763,8 +2752,8 @@ export const CalendarServiceService = {
       ListCalendarConnectionsResponse.decode(value),
   },
   /**
-   * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
-   * ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   * Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   getCalendarConnection: {
     path: "/scheduling.v1.CalendarService/GetCalendarConnection" as const,
@@ -2778,10 +2767,10 @@ export const CalendarServiceService = {
     responseDeserialize: (value: Buffer): GetCalendarConnectionResponse => GetCalendarConnectionResponse.decode(value),
   },
   /**
-   * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
-   * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
-   * `providerId`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
-   * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
+   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
+   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
+   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection: {
     path: "/scheduling.v1.CalendarService/UpdateCalendarConnection" as const,
@@ -2797,10 +2786,9 @@ export const CalendarServiceService = {
       UpdateCalendarConnectionResponse.decode(value),
   },
   /**
-   * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
-   * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
-   * Errors beyond the common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE
-   * /api/v2/calendar-connections/:id.
+   * Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND. Removes the schedule,
+   * so its provider has no availability from it any more. Advances the provider graph version. Errors beyond the
+   * common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   deleteCalendarConnection: {
     path: "/scheduling.v1.CalendarService/DeleteCalendarConnection" as const,
@@ -2819,45 +2807,43 @@ export const CalendarServiceService = {
 
 export interface CalendarServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
-   * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
-   * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   * Create a weekly availability schedule for a provider (wall-clock times in its IANA timezone; windows of a day
+   * must not overlap). Creates the schedule resolutions and slots read: weekly windows, date overrides and an
+   * optional ICS feed whose events count as busy. Advances the provider graph version. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createCalendarConnection: handleUnaryCall<CreateCalendarConnectionRequest, CreateCalendarConnectionResponse>;
   /**
-   * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
-   * schedules; every weekday is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
-   * GET /api/v2/calendar-connections.
+   * List schedules, optionally of one provider; a page at a time. Lists the organization's schedules; every weekday
+   * is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listCalendarConnections: handleUnaryCall<ListCalendarConnectionsRequest, ListCalendarConnectionsResponse>;
   /**
-   * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
-   * ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   * Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   getCalendarConnection: handleUnaryCall<GetCalendarConnectionRequest, GetCalendarConnectionResponse>;
   /**
-   * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
-   * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
-   * `providerId`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
-   * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
+   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
+   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
+   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection: handleUnaryCall<UpdateCalendarConnectionRequest, UpdateCalendarConnectionResponse>;
   /**
-   * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
-   * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
-   * Errors beyond the common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE
-   * /api/v2/calendar-connections/:id.
+   * Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND. Removes the schedule,
+   * so its provider has no availability from it any more. Advances the provider graph version. Errors beyond the
+   * common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   deleteCalendarConnection: handleUnaryCall<DeleteCalendarConnectionRequest, DeleteCalendarConnectionResponse>;
 }
 
 export interface CalendarServiceClient extends Client {
   /**
-   * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
-   * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
-   * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   * Create a weekly availability schedule for a provider (wall-clock times in its IANA timezone; windows of a day
+   * must not overlap). Creates the schedule resolutions and slots read: weekly windows, date overrides and an
+   * optional ICS feed whose events count as busy. Advances the provider graph version. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createCalendarConnection(
     request: CreateCalendarConnectionRequest,
@@ -2875,9 +2861,8 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
-   * schedules; every weekday is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
-   * GET /api/v2/calendar-connections.
+   * List schedules, optionally of one provider; a page at a time. Lists the organization's schedules; every weekday
+   * is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listCalendarConnections(
     request: ListCalendarConnectionsRequest,
@@ -2895,8 +2880,8 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListCalendarConnectionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
-   * ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   * Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   getCalendarConnection(
     request: GetCalendarConnectionRequest,
@@ -2914,10 +2899,10 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
-   * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
-   * `providerId`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
-   * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
+   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
+   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
+   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection(
     request: UpdateCalendarConnectionRequest,
@@ -2935,10 +2920,9 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
-   * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
-   * Errors beyond the common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE
-   * /api/v2/calendar-connections/:id.
+   * Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND. Removes the schedule,
+   * so its provider has no availability from it any more. Advances the provider graph version. Errors beyond the
+   * common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   deleteCalendarConnection(
     request: DeleteCalendarConnectionRequest,

@@ -34,7 +34,7 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/inspector_service.proto";
 
-/** ListMachinesRequest: the input of ListMachines. */
+/** The request of ListMachines. */
 export interface ListMachinesRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -61,13 +61,13 @@ export interface ListMachinesRequest_QueryEntry {
   value: string;
 }
 
-/** ListMachinesResponse: the output of ListMachines. */
+/** The response of ListMachines. */
 export interface ListMachinesResponse {
-  /** The answer: the MachineCatalogue. */
+  /** The machine catalogue. */
   machineCatalogue?: MachineCatalogue | undefined;
 }
 
-/** GetMachineRequest: the input of GetMachine. */
+/** The request of GetMachine. */
 export interface GetMachineRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -84,7 +84,7 @@ export interface GetMachineRequest {
   bodyJson?:
     | string
     | undefined;
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
+  /** The machine name. Required. */
   machineName?: MachineName | undefined;
 }
 
@@ -98,13 +98,13 @@ export interface GetMachineRequest_QueryEntry {
   value: string;
 }
 
-/** GetMachineResponse: the output of GetMachine. */
+/** The response of GetMachine. */
 export interface GetMachineResponse {
-  /** The answer: the Machine. */
+  /** The machine. */
   machine?: Machine | undefined;
 }
 
-/** GetActorRequest: the input of GetActor. */
+/** The request of GetActor. */
 export interface GetActorRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -121,11 +121,11 @@ export interface GetActorRequest {
   bodyJson?:
     | string
     | undefined;
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
+  /** The machine name. Required. */
   machineName?:
     | MachineName
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the actor. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -139,13 +139,13 @@ export interface GetActorRequest_QueryEntry {
   value: string;
 }
 
-/** GetActorResponse: the output of GetActor. */
+/** The response of GetActor. */
 export interface GetActorResponse {
-  /** The answer: the ActorView. */
+  /** The actor view. */
   actorView?: ActorView | undefined;
 }
 
-/** WatchActorRequest: the input of WatchActor. */
+/** The request of WatchActor. */
 export interface WatchActorRequest {
   /** Gateway form: path parameters by name, as text. Internal callers set the typed fields instead. */
   params?:
@@ -162,11 +162,11 @@ export interface WatchActorRequest {
   bodyJson?:
     | string
     | undefined;
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
+  /** The machine name. Required. */
   machineName?:
     | MachineName
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the actor. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -180,9 +180,9 @@ export interface WatchActorRequest_QueryEntry {
   value: string;
 }
 
-/** WatchActorResponse: the output of WatchActor. */
+/** The response of WatchActor. */
 export interface WatchActorResponse {
-  /** The answer: the ActorView. */
+  /** The actor view. */
   actorView?: ActorView | undefined;
 }
 
@@ -1913,25 +1913,15 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
 };
 
 /**
- * InspectorService: Read-only views of the state machines and of their actors, for developers.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * Read-only views of the state machines and of their actors, for developers. Calls, metadata and errors: see the top
+ * of resources.proto.
  */
 export type InspectorServiceService = typeof InspectorServiceService;
 export const InspectorServiceService = {
   /**
-   * ListMachines: The machines the service runs (resolution, hold, booking), read from their definitions: version,
-   * states, events, transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue
-   * for drawing and inspection; the same for every organization. Any API key. Errors: the common ones. REST: GET
-   * /api/v2/inspector/machines.
+   * The machines the service runs (resolution, hold, booking), read from their definitions: version, states, events,
+   * transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue for drawing and
+   * inspection; the same for every organization. Any API key.
    */
   listMachines: {
     path: "/scheduling.v1.InspectorService/ListMachines" as const,
@@ -1943,10 +1933,7 @@ export const InspectorServiceService = {
       Buffer.from(ListMachinesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListMachinesResponse => ListMachinesResponse.decode(value),
   },
-  /**
-   * GetMachine: One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. Errors: the
-   * common ones. REST: GET /api/v2/inspector/machines/:machine.
-   */
+  /** One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. */
   getMachine: {
     path: "/scheduling.v1.InspectorService/GetMachine" as const,
     requestStream: false as const,
@@ -1957,11 +1944,11 @@ export const InspectorServiceService = {
     responseDeserialize: (value: Buffer): GetMachineResponse => GetMachineResponse.decode(value),
   },
   /**
-   * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
-   * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
-   * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
-   * inspector draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id.
+   * One resolution, hold or booking actor of the organization: current state, persisted snapshot and revision, event
+   * history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the actor
+   * has expired from the store. Answers the live view of one actor of the caller's organization, as the inspector
+   * draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
+   * `BOOKING_NOT_FOUND`.
    */
   getActor: {
     path: "/scheduling.v1.InspectorService/GetActor" as const,
@@ -1973,13 +1960,9 @@ export const InspectorServiceService = {
     responseDeserialize: (value: Buffer): GetActorResponse => GetActorResponse.decode(value),
   },
   /**
-   * WatchActor: Follow one actor live as Server-Sent Events: an `actor` event with the GET
-   * /api/v2/inspector/actors/:kind/:id view at once, then one each time the actor changes (at most ~250 ms behind),
-   * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
-   * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
-   * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
-   * changes. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
-   * `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id/stream.
+   * Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms
+   * behind). The stream ends with NOT_FOUND if the actor expires while followed. Errors beyond the common ones:
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   watchActor: {
     path: "/scheduling.v1.InspectorService/WatchActor" as const,
@@ -1994,43 +1977,34 @@ export const InspectorServiceService = {
 
 export interface InspectorServiceServer extends UntypedServiceImplementation {
   /**
-   * ListMachines: The machines the service runs (resolution, hold, booking), read from their definitions: version,
-   * states, events, transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue
-   * for drawing and inspection; the same for every organization. Any API key. Errors: the common ones. REST: GET
-   * /api/v2/inspector/machines.
+   * The machines the service runs (resolution, hold, booking), read from their definitions: version, states, events,
+   * transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue for drawing and
+   * inspection; the same for every organization. Any API key.
    */
   listMachines: handleUnaryCall<ListMachinesRequest, ListMachinesResponse>;
-  /**
-   * GetMachine: One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. Errors: the
-   * common ones. REST: GET /api/v2/inspector/machines/:machine.
-   */
+  /** One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. */
   getMachine: handleUnaryCall<GetMachineRequest, GetMachineResponse>;
   /**
-   * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
-   * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
-   * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
-   * inspector draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id.
+   * One resolution, hold or booking actor of the organization: current state, persisted snapshot and revision, event
+   * history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the actor
+   * has expired from the store. Answers the live view of one actor of the caller's organization, as the inspector
+   * draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
+   * `BOOKING_NOT_FOUND`.
    */
   getActor: handleUnaryCall<GetActorRequest, GetActorResponse>;
   /**
-   * WatchActor: Follow one actor live as Server-Sent Events: an `actor` event with the GET
-   * /api/v2/inspector/actors/:kind/:id view at once, then one each time the actor changes (at most ~250 ms behind),
-   * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
-   * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
-   * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
-   * changes. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
-   * `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id/stream.
+   * Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms
+   * behind). The stream ends with NOT_FOUND if the actor expires while followed. Errors beyond the common ones:
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   watchActor: handleServerStreamingCall<WatchActorRequest, WatchActorResponse>;
 }
 
 export interface InspectorServiceClient extends Client {
   /**
-   * ListMachines: The machines the service runs (resolution, hold, booking), read from their definitions: version,
-   * states, events, transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue
-   * for drawing and inspection; the same for every organization. Any API key. Errors: the common ones. REST: GET
-   * /api/v2/inspector/machines.
+   * The machines the service runs (resolution, hold, booking), read from their definitions: version, states, events,
+   * transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue for drawing and
+   * inspection; the same for every organization. Any API key.
    */
   listMachines(
     request: ListMachinesRequest,
@@ -2047,10 +2021,7 @@ export interface InspectorServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListMachinesResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * GetMachine: One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. Errors: the
-   * common ones. REST: GET /api/v2/inspector/machines/:machine.
-   */
+  /** One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. */
   getMachine(
     request: GetMachineRequest,
     callback: (error: ServiceError | null, response: GetMachineResponse) => void,
@@ -2067,11 +2038,11 @@ export interface InspectorServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetMachineResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
-   * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
-   * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
-   * inspector draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id.
+   * One resolution, hold or booking actor of the organization: current state, persisted snapshot and revision, event
+   * history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the actor
+   * has expired from the store. Answers the live view of one actor of the caller's organization, as the inspector
+   * draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
+   * `BOOKING_NOT_FOUND`.
    */
   getActor(
     request: GetActorRequest,
@@ -2089,13 +2060,9 @@ export interface InspectorServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetActorResponse) => void,
   ): ClientUnaryCall;
   /**
-   * WatchActor: Follow one actor live as Server-Sent Events: an `actor` event with the GET
-   * /api/v2/inspector/actors/:kind/:id view at once, then one each time the actor changes (at most ~250 ms behind),
-   * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
-   * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
-   * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
-   * changes. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
-   * `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id/stream.
+   * Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms
+   * behind). The stream ends with NOT_FOUND if the actor expires while followed. Errors beyond the common ones:
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   watchActor(request: WatchActorRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchActorResponse>;
   watchActor(
