@@ -81,6 +81,92 @@ const COMMON_ERRORS = (
 /** How every method's errors travel (the rich error model; src/grpc/error-metadata.ts). */
 const ERROR_MODEL = `Errors are gRPC statuses with a \`google.rpc.Status\` in the \`grpc-status-details-bin\` trailer: its \`google.rpc.ErrorInfo\` has the contract's error code as \`reason\` (domain \`${ERROR_DOMAIN}\`; metadata \`recoverable\`, and \`suggestedAction\`, \`field\` and \`retryAfterSeconds\` when they apply), a \`google.rpc.BadRequest\` lists the field violations and a \`google.rpc.RetryInfo\` the retry delay`;
 
+/** What every call of every service shares, said once: the file comment of resources.proto. */
+const CALLS_DOC = `The messages every service of scheduling.v1 shares, and how every call goes.\n\nMetadata: every call carries the caller's API key (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\` to act for one of its organizations), and may carry \`idempotency-key\` and \`x-service-request-id\`.\n\n${ERROR_MODEL}. Every method may answer these (status and reason): ${COMMON_ERRORS}; the comment of a method lists the others it may answer.`;
+
+/** Texts of the route table written for REST callers, said of the typed API instead (`rpcDoc`). */
+const RPC_DOC_OVERRIDES: Readonly<Record<string, string>> = {
+  ConfirmBookingV1:
+    'Confirms a pending booking with the token of its e-mailed confirmation link; the token is the credential, so the call needs no API key. Confirming again answers the same; a cancelled or rescheduled booking is ABORTED `BOOKING_STATE_CONFLICT`. A caller that asks for HTML (`accept` metadata without `application/json`) gets the page to show in `html_page`.',
+  WatchActor:
+    'Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms behind). The stream ends with NOT_FOUND if the actor expires while followed.',
+};
+
+/** The route (method and path) each RPC serves, to name an RPC where a route's text names its route. */
+const RPC_OF_ROUTE = new Map(ALL_ROUTES.map((r) => [`${r.method} ${r.path.replace(/:\w+/g, ':')}`, r.rpc]));
+
+/** Proto field names of a route's members, by REST name (`limit` -> `page_size` on a cursor-paged list). */
+function fieldNamesOf(route: RouteSpec): Map<string, string> {
+  const names = new Map<string, string>();
+  const add = (schema: z.ZodObject) => {
+    for (const key of Object.keys(schema.shape)) names.set(key, protoFieldNameIn(schema, key));
+  };
+  for (const group of requestGroups(route)) add(group.schema);
+  if (route.response) {
+    const shape = protoShapeOf(route.response, 'output');
+    if (shape.kind === 'message') add(shape.schema);
+  }
+  return names;
+}
+
+/**
+ * A text of the route table (summary, description, a field's description) as the typed API says it: routes named by
+ * their RPC, HTTP statuses by their gRPC status, headers as metadata, member names as field names, `null` as unset.
+ */
+function forTypedApi(text: string, names: ReadonlyMap<string, string> = new Map()): string {
+  const fieldName = (name: string) =>
+    names.get(name) ?? (name === 'nextCursor' ? 'next_page_token' : protoFieldName(name));
+  return (
+    text
+      .replace(/\b(GET|POST|PUT|PATCH|DELETE) (\/api\/v\d\/[\w\-/:]*\w)/g, (all, m: string, path: string) => {
+        const rpc = RPC_OF_ROUTE.get(`${m} ${path.replace(/:\w+/g, ':')}`);
+        return rpc ?? all;
+      })
+      .replace(/\b([45]\d\d) ([A-Z][A-Z_]+[A-Z])\b/g, (all, status: string, code: string) =>
+        code in ERROR_CATALOGUE ? errorText(code as ErrorCode) : all,
+      )
+      .replace(/\banswers 202 with\b/g, 'answers with')
+      .replace(/\bthe first PUT\b/g, 'the first UpdateWebhook')
+      // A bare status a refusal answers (`a repeat is 409`); other numbers (`up to 500 providers`) are no statuses.
+      .replace(/\b(40[0-9]|41[0-9]|42[0-9])\b(?! ?ms)/g, (all, status: string) => {
+        const grpc = HTTP_TO_GRPC[Number(status)];
+        return grpc === undefined ? all : GrpcStatus[grpc]!;
+      })
+      .replace(/ as `\{[^}`]*\}`/g, '')
+      .replace(/`\{([^}`]*)\}`/g, (all, list: string) =>
+        list
+          .split(/,\s*/)
+          .map((name) => `\`${fieldName(name)}\``)
+          .join(', ')
+          .replace(/, ([^,]*)$/, ' and $1'),
+      )
+      .replace(/\bService-Organization-Id header\b/g, '`service-organization-id` metadata')
+      .replace(/\bService-Organization-Id\b/g, '`service-organization-id`')
+      .replace(/\bIdempotency-Key\b/g, '`idempotency-key`')
+      .replace(/\bwith cursor pagination\b/g, 'a page at a time')
+      .replace(/\bcursor pagination\b/g, 'a page at a time')
+      .replace(/`([a-z][a-zA-Z0-9]*)`/g, (all, name: string) =>
+        /[A-Z]/.test(name) || names.has(name) ? `\`${fieldName(name)}\`` : all,
+      )
+      .replace(/(?<![`.])\b([a-z]+[A-Z][a-zA-Z0-9]*)\b(?![`.(])/g, (all, name: string) =>
+        names.has(name) ? `\`${fieldName(name)}\`` : all,
+      )
+      .replace(/\bnull\b/g, 'unset')
+  );
+}
+
+/** The comment of an RPC: what it does, who may call it, and the errors it may answer beyond the common ones. */
+function rpcDoc(r: RouteSpec): string {
+  const names = fieldNamesOf(r);
+  const summary = r.platformKeyOnly ? r.summary.replace(/ \(platform key\)/, '') : r.summary;
+  const what = RPC_DOC_OVERRIDES[r.rpc] ?? forTypedApi(`${summary} ${r.description}`, names);
+  const access = r.access ? ` ${forTypedApi(r.access, names)}` : r.platformKeyOnly ? ' Platform keys only.' : '';
+  const errors = (r.errors ?? []).length
+    ? ` Errors beyond the common ones: ${(r.errors ?? []).map(errorText).join(', ')}.`
+    : '';
+  return `${what}${access}${errors}`;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Names of messages: every zod object exported by a schema module is a top-level message in resources.proto.
 
@@ -135,12 +221,67 @@ function facts(schema: z.ZodType, side: ShapeSide): Record<string, unknown> {
   }
 }
 
-/** A sentence on what a field holds: its description, what it is for in the typed API (`use`), format, limits and values. */
+/** What the words of a name say (`booking_v2` -> `booking`, `calendar_connection` -> `calendar connection`). */
+function wordsOf(name: string): string {
+  return protoFieldName(name).replace(/_v\d$/, '').replace(/_/g, ' ');
+}
+
+/** Meanings of common fields the contract's schemas leave undescribed, by proto name. */
+const FIELD_MEANINGS: Readonly<Record<string, string>> = {
+  has_more: 'True when more items follow this page.',
+  display_name: 'The name to show.',
+  timezone: 'An IANA time zone (`Europe/Berlin`).',
+  created_at: 'When it was created.',
+  updated_at: 'When it last changed.',
+  external_id: "The id the caller's own system gives it.",
+  any_of: 'The values it accepts: any one of them satisfies the constraint.',
+  start: 'When it starts.',
+  end: 'When it ends.',
+  email: 'An e-mail address.',
+  slug: 'A URL-safe name derived from the title, unique per provider.',
+  options_returned: 'How many options the resolution answered.',
+  profile_version: "One more each time an update changes the provider's profile.",
+  provider_graph_version:
+    "The version of the organization's provider graph: it advances with each change to its providers, services or schedules.",
+};
+
+/**
+ * What an undescribed field means, from its name: `id` is the id of what its message (`subject`) is, `*_id` the id of
+ * what it names, `*_at` an instant, `total` the number of items on every page of a list.
+ */
+function meaningOf(field: string, subject: string, owner: z.ZodObject | undefined, shape: ProtoShape): string {
+  if (FIELD_MEANINGS[field]) return FIELD_MEANINGS[field];
+  if (field === 'data') return 'The items of this page.';
+  if (field === 'id') return subject ? `The id of the ${subject}.` : 'The id.';
+  if (field.endsWith('_id')) return `The id of the ${wordsOf(field.slice(0, -3))}.`;
+  if (field === 'total' && owner && ('data' in owner.shape || 'nextCursor' in owner.shape))
+    return 'How many items match, on all pages together.';
+  if (field.endsWith('_at')) {
+    const what = wordsOf(field.slice(0, -3));
+    if (/(ed|seen|sent)$/.test(what)) return `When it was ${what}.`;
+    if (/s$/.test(what)) return `When it ${what}.`;
+    return `The ${what} time.`;
+  }
+  if (shape.kind === 'bool') {
+    const words = wordsOf(field);
+    return `${words.charAt(0).toUpperCase()}${words.slice(1)}.`;
+  }
+  return `The ${wordsOf(field)}.`;
+}
+
+/**
+ * A sentence on what a field holds: its description (else what its name says), what it is for in the typed API
+ * (`use`), then what its type does not say: format, limits and presence. `subject`: what the field's message is (the
+ * `id` of a Provider is a provider's), `owner`: the object schema it is a field of.
+ */
 function describeField(
   restName: string,
   restSchema: z.ZodType,
   shape: ProtoShape,
   side: ShapeSide,
+  field: string,
+  subject: string,
+  owner?: z.ZodObject,
   use?: string,
 ): string {
   const schema = typedSchemaOf(restSchema);
@@ -149,49 +290,42 @@ function describeField(
   const meta = (z.globalRegistry.get(schema) ?? z.globalRegistry.get(u.schema) ?? z.globalRegistry.get(restSchema)) as
     | { description?: string }
     | undefined;
+  const names = owner ? new Map(Object.keys(owner.shape).map((k) => [k, protoFieldNameIn(owner, k)])) : undefined;
   const parts: string[] = [];
-  if (meta?.description) parts.push(meta.description.trim().replace(/\.?$/, '.'));
+  if (meta?.description) parts.push(forTypedApi(meta.description.trim().replace(/\.?$/, '.'), names));
+  else if (!use) parts.push(meaningOf(field, subject, owner, shape));
   if (use) parts.push(use);
   const item = shape.kind === 'repeated' ? shape.item : shape;
   const itemFacts = shape.kind === 'repeated' ? ((f.items as Record<string, unknown>) ?? {}) : f;
   switch (item.kind) {
-    case 'timestamp':
-      parts.push('An instant.');
-      break;
-    case 'enum':
-      parts.push(`One of ${item.values.map((v) => `\`${v}\``).join(', ')}.`);
-      break;
     case 'int64':
     case 'double': {
-      const word = item.kind === 'int64' ? 'A whole number' : 'A number';
       // A query-string integer's range is on its output side (the text is piped to a number).
-      if (item.kind === 'int64' && item.decimal)
-        parts.push(`${word}${rangeText(facts(unwrapSchema(schema, 'output').schema, 'output'))}.`);
-      else parts.push(`${word}${rangeText(itemFacts)}.`);
+      const range =
+        item.kind === 'int64' && item.decimal
+          ? rangeText(facts(unwrapSchema(schema, 'output').schema, 'output'))
+          : rangeText(itemFacts);
+      if (range) parts.push(`${range}.`);
       break;
     }
     case 'string': {
-      if (itemFacts.format === 'date') parts.push('A calendar date, YYYY-MM-DD.');
-      else if (itemFacts.format === 'email') parts.push('An e-mail address.');
+      if (itemFacts.format === 'date') {
+        if (!parts.some((p) => p.includes('YYYY-MM-DD'))) parts.push('A calendar date, YYYY-MM-DD.');
+      } else if (itemFacts.format === 'email' && !parts.includes('An e-mail address.'))
+        parts.push('An e-mail address.');
       else if (itemFacts.format === 'uri') parts.push('A URL.');
       const len =
         itemFacts.maxLength !== undefined
           ? itemFacts.minLength
             ? `${itemFacts.minLength} to ${itemFacts.maxLength} characters`
-            : `at most ${itemFacts.maxLength} characters`
+            : `At most ${itemFacts.maxLength} characters`
           : '';
-      if (len) parts.push(`Text of ${len}.`);
+      if (len) parts.push(`${len}.`);
       if (itemFacts.pattern && !itemFacts.format) parts.push(`Matches \`${String(itemFacts.pattern)}\`.`);
       if (Array.isArray(itemFacts.enum))
         parts.push(`One of ${(itemFacts.enum as unknown[]).map((v) => `\`${String(v)}\``).join(', ')}.`);
-      if (!parts.length) parts.push('Text.');
       break;
     }
-    case 'bool':
-      parts.push('True or false.');
-      break;
-    case 'message':
-      break;
     case 'map':
       parts.push('Keyed by name.');
       break;
@@ -209,25 +343,21 @@ function describeField(
   }
   if (shape.kind === 'repeated' && f.maxItems !== undefined) parts.push(`At most ${f.maxItems} items.`);
   if (side === 'input') parts.push(u.optional ? 'Optional.' : shape.kind === 'repeated' ? '' : 'Required.');
-  else if (u.optional || u.nullable) parts.push('Unset when there is none.');
-  // A field the contract says nothing more of is named in words (`matched_constraints`: "The matched constraints.").
-  if (!parts.some((p) => p && !/^(Optional|Required|At most)/.test(p)))
-    parts.unshift(
-      restName === 'data' ? 'The items of this page.' : `The ${protoFieldName(restName).replace(/_/g, ' ')}.`,
-    );
+  else if ((u.optional || u.nullable) && !use) parts.push('Unset when there is none.');
   return parts.filter(Boolean).join(' ');
 }
 
-/** The range JSON Schema facts give a number: ` from 1 to 500`, ` of at least 0`, or nothing. */
+/** The range JSON Schema facts give a number: `From 1 to 500`, `At least 0`, or nothing (the safe-integer bound is none). */
 function rangeText(f: Record<string, unknown>): string {
   const min = f.minimum ?? f.exclusiveMinimum;
-  const max = f.maximum ?? f.exclusiveMaximum;
+  const rawMax = f.maximum ?? f.exclusiveMaximum;
+  const max = rawMax === Number.MAX_SAFE_INTEGER ? undefined : rawMax;
   return min !== undefined && max !== undefined
-    ? ` from ${min} to ${max}`
+    ? `From ${min} to ${max}`
     : min !== undefined
-      ? ` of at least ${min}`
+      ? `At least ${min}`
       : max !== undefined
-        ? ` of at most ${max}`
+        ? `At most ${max}`
         : '';
 }
 
@@ -294,13 +424,13 @@ function typeOf(
       const name = enumTypeName(restField);
       const full = `${scope}.${name}`;
       nested.push(
-        ...comment(`The values of \`${restField}\`; \`${enumPrefix(name)}_UNSPECIFIED\` means not given.`, indent),
+        ...comment(`The values of ${wordsOf(restField)}; \`${enumPrefix(name)}_UNSPECIFIED\` means not given.`, indent),
       );
       nested.push(`${indent}enum ${name} {`);
       nested.push(...comment('Not given.', `${indent}  `));
       nested.push(`${indent}  ${enumPrefix(name)}_UNSPECIFIED = 0;`);
       for (const v of shape.values) {
-        nested.push(...comment(`REST \`${v}\`.`, `${indent}  `));
+        nested.push(...comment(valueDoc(v), `${indent}  `));
         nested.push(`${indent}  ${enumValueName(name, v)} = ${numberOf(full, v)};`);
       }
       nested.push(`${indent}}`);
@@ -317,19 +447,73 @@ function typeOf(
         return `.scheduling.v1.${named}`;
       }
       const name = enumTypeName(restField);
-      nested.push(...comment(`The \`${restField}\` object.`, indent));
+      nested.push(...comment(messageDocOf(shape.schema) ?? `The ${wordsOf(restField)}.`, indent));
       nested.push(...messageBody(name, `${scope}.${name}`, shape.schema, side, indent, imports, 1));
       return name;
     }
   }
 }
 
+/** The comment of an enum value: the value in words (`zero_results` -> `Zero results.`). */
+function valueDoc(value: string): string {
+  const words = value.replace(/_/g, ' ');
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}.`;
+}
+
+/** The description the contract gives an object schema, if any. */
+function messageDocOf(schema: z.ZodType): string | undefined {
+  const doc = (z.globalRegistry.get(schema) as { description?: string } | undefined)?.description;
+  return doc ? forTypedApi(doc.trim().replace(/\.?$/, '.')) : undefined;
+}
+
+/** `A` or `An` before a word. */
+const an = (word: string) => (/^[aeiou]/i.test(word) ? `An ${word}` : `A ${word}`);
+
+/** What a message is, from its name, when the contract does not say (`DeletedService`, `ProviderList`, `DayInput`). */
+function resourceDocOf(name: string): string {
+  const words = (n: string) => wordsOf(n.charAt(0).toLowerCase() + n.slice(1)).replace(/ v\d\b/g, '');
+  const v1 = /V1/.test(name) ? ' (v1 shape)' : '';
+  const bare = name.replace(/V\d/g, '');
+  if (RESOURCE_DOCS[name]) return RESOURCE_DOCS[name];
+  if (/^Deleted/.test(bare)) return `${an(words(bare.slice(7)))} as it was when deleted, with \`deleted\` set.`;
+  if (/(List|Page)$/.test(bare)) return `A page of ${words(bare.replace(/(List|Page)$/, ''))}s${v1}.`;
+  if (/Input$/.test(bare)) return `${an(words(bare.slice(0, -5)))} as a caller gives it.`;
+  return `${an(words(bare))}${v1}.`;
+}
+
+/** What the main resources are, for their message comments. */
+const RESOURCE_DOCS: Readonly<Record<string, string>> = {
+  Organization: 'An organization of a platform account: the tenant that providers, services and bookings belong to.',
+  ApiKey: 'An API key of a platform account (never its secret).',
+  CreatedApiKey: 'A newly created API key, with its secret: shown this once.',
+  Provider: 'A provider (a professional) of an organization, with the codes resolutions screen and rank by.',
+  Professional: 'A provider in the v1 shape.',
+  Service: 'A service (session type) a provider offers: duration, price, modality and the slot rules.',
+  CalendarConnection: "A provider's weekly availability schedule, date overrides and optional ICS feed.",
+  Resolution: 'A resolution: a request resolved into ranked options, each a provider and a slot.',
+  ResolutionOption: 'One ranked option of a resolution: a provider, a slot and why it ranks where it does.',
+  Hold: "A short claim on an option's slot, so that it can be confirmed.",
+  BookingV2: 'A booking.',
+  RankingPolicy: 'A ranking policy: its working copy and the number of its active version.',
+  RankingPolicyVersion: 'An immutable snapshot of a ranking policy, made when it was activated.',
+  WaitlistEntry: 'A customer waiting for a slot of a service.',
+  ContinuityRecord: 'A record that a client has seen a provider (it ranks the provider higher for that client).',
+  ManualReviewEntry: 'A provider whose required data was unknown to a resolution, waiting to be fixed.',
+  ProviderImport: 'An asynchronous bulk provider import job: status, progress, summary and per-row results.',
+  Webhook: "The organization's webhook configuration (never its secret).",
+  Delivery: 'A webhook delivery record with its latest attempt.',
+  Event: 'An event of the organization: the envelope its webhook deliveries carry.',
+  AuditEvent: 'An entry of the immutable audit log.',
+  ActorView: 'The live view of one resolution, hold or booking actor.',
+  Machine: 'A state machine the service runs, read from its definition.',
+};
+
 /** The lines of an enum type: `<PREFIX>_UNSPECIFIED` = 0, then each value under its kept number. */
 function enumLines(name: string, full: string, values: string[], indent: string, doc: string): string[] {
   const lines = [...comment(doc, indent), `${indent}enum ${name} {`];
   lines.push(...comment('Not given.', `${indent}  `), `${indent}  ${enumPrefix(name)}_UNSPECIFIED = 0;`);
   for (const v of values) {
-    lines.push(...comment(`REST \`${v}\`.`, `${indent}  `));
+    lines.push(...comment(valueDoc(v), `${indent}  `));
     lines.push(`${indent}  ${enumValueName(name, v)} = ${numberOf(full, v)};`);
   }
   lines.push(`${indent}}`);
@@ -346,7 +530,7 @@ function writeNamedEnum(name: string, values: string[]): void {
       `scheduling.v1.${name}`,
       values,
       '',
-      `${name}; \`${enumPrefix(name)}_UNSPECIFIED\` means not given.`,
+      `The values of ${wordsOf(name)}; \`${enumPrefix(name)}_UNSPECIFIED\` means not given.`,
     ),
   );
 }
@@ -409,6 +593,7 @@ function fieldLines(
   imports: Imports,
   floor: number,
   declared: Set<string>,
+  subject = subjectOfScope(scope),
 ): string[] {
   const name = protoFieldNameIn(owner, restName);
   if (!/^[a-z][a-z0-9_]*$/.test(name))
@@ -423,7 +608,10 @@ function fieldLines(
   const type = typeOf(shape, typeBase, scope, nested, indent, side, imports, typed);
   const presence = hasPresence(shape, unwrapSchema(typed, side), side) ? 'optional ' : '';
   return [
-    ...comment(describeField(restName, schema, shape, side, listPagingField(owner, restName)?.doc), indent),
+    ...comment(
+      describeField(restName, schema, shape, side, name, subject, owner, listPagingField(owner, restName)?.doc),
+      indent,
+    ),
     `${indent}${presence}${type} ${name} = ${numberOf(scope, name, floor)};`,
   ];
 }
@@ -431,6 +619,27 @@ function fieldLines(
 /** The fields of an object schema's message: its REST fields, then those only the typed API carries (protoFields). */
 function typedEntries(schema: z.ZodObject): [string, z.ZodType][] {
   return [...Object.entries(schema.shape), ...Object.entries(protoFieldsOf(schema))] as [string, z.ZodType][];
+}
+
+/** What a message's `id` is the id of, from its name (`scheduling.v1.BookingV2` -> `booking`). */
+function subjectOfScope(scope: string): string {
+  const last = scope.split('.').pop()!;
+  return /(Request|Response)$/.test(last) ? '' : wordsOf(last.charAt(0).toLowerCase() + last.slice(1));
+}
+
+/** What the `id` of a route's request names, from its path (`/api/v2/ranking-policies/:id` -> `ranking policy`). */
+function subjectOfRoute(route: RouteSpec): string {
+  const segments = route.path.split('/');
+  const at = segments.indexOf(':id');
+  const noun = segments
+    .slice(0, at < 0 ? segments.length : at)
+    .reverse()
+    .find((seg) => seg && !seg.startsWith(':'));
+  if (!noun || at < 0) return '';
+  if (noun === 'waitlist') return 'waitlist entry';
+  if (noun === 'api-keys') return 'API key';
+  if (noun === 'actors') return 'actor';
+  return noun.replace(/-/g, ' ').replace(/ies$/, 'y').replace(/s$/, '');
 }
 
 /** A message declaration from an object schema (nested declarations first). */
@@ -456,9 +665,8 @@ function messageBody(
 function writeResource(name: string, schema: z.ZodObject, side: ShapeSide): void {
   if (resourceMessages.has(name)) return;
   resourceMessages.set(name, []);
-  const doc = (z.globalRegistry.get(schema) as { description?: string } | undefined)?.description;
   const lines = [
-    ...comment(doc ?? `${name}: the \`${name}\` of the contract (openapi.json), field for field.`, ''),
+    ...comment(messageDocOf(schema) ?? resourceDocOf(name), ''),
     ...messageBody(name, `scheduling.v1.${name}`, schema, side, '', resourceImports, 1),
   ];
   resourceMessages.set(name, lines);
@@ -508,6 +716,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
           imports,
           TYPED_FIELD_BASE,
           declared,
+          subjectOfRoute(route),
         ),
       );
     }
@@ -518,14 +727,14 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
     numbers[reqScope] = { ...numbers[reqScope], update_mask: UPDATE_MASK_FIELD };
     fields.unshift(
       ...comment(
-        'Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.',
+        'Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.',
         '  ',
       ),
       `  google.protobuf.FieldMask update_mask = ${UPDATE_MASK_FIELD};`,
     );
   }
   const out: string[] = [];
-  out.push(...comment(`${reqName}: the input of ${route.rpc}.`, ''));
+  out.push(...comment(`The request of ${route.rpc}.`, ''));
   // The former gateway form joins the fields the message had (numbers kept in field-numbers.json): reserved with them.
   numbers[reqScope] = { ...FORMER_GATEWAY_FORM, ...numbers[reqScope] };
   const reqReserved = reservedLines(reqScope, declared, '  ', new Set());
@@ -556,6 +765,7 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
             imports,
             TYPED_FIELD_BASE,
             resDeclared,
+            subjectOfRoute(route),
           ),
         );
     } else {
@@ -563,13 +773,13 @@ function rpcMessages(route: RouteSpec, imports: Imports): string[] {
       resDeclared.add(protoFieldName(field));
       const type = typeOf(shape, field, resScope, resNested, '  ', 'output', imports, route.response);
       if (named) imports.add('scheduling/v1/resources.proto');
-      resFields.push(...comment(`The answer${named ? `: the ${named}` : ''}.`, '  '));
+      resFields.push(...comment(named ? `The ${wordsOf(resultFieldName(named))}.` : 'The answer.', '  '));
       resFields.push(
         `  ${type} ${protoFieldName(field)} = ${numberOf(resScope, protoFieldName(field), TYPED_FIELD_BASE)};`,
       );
     }
   }
-  out.push(...comment(`${resName}: the output of ${route.rpc}.`, ''));
+  out.push(...comment(`The response of ${route.rpc}.`, ''));
   if (route.htmlAnswer) {
     resFields.push(...HTML_PAGE_FIELD);
     resDeclared.add('html_page');
@@ -590,27 +800,10 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
   const lines: string[] = ['syntax = "proto3";', '', 'package scheduling.v1;', ''];
   for (const i of [...imports].sort()) lines.push(`import "${i}";`);
   lines.push('');
-  lines.push(
-    ...comment(
-      `${service}: ${SERVICE_DOCS[service]}\n\nEvery call carries the caller's API key in metadata (\`authorization: Bearer <key>\`; a platform key may add \`service-organization-id\`), and may carry \`x-service-request-id\` and \`idempotency-key\`. ${ERROR_MODEL}. Every method may answer the common ones (status and reason): ${COMMON_ERRORS}. The REST gateway maps the contract's routes (openapi.json) onto these methods: each method names its route.`,
-      '',
-    ),
-  );
+  lines.push(...comment(`${SERVICE_DOCS[service]} Calls, metadata and errors: see the top of resources.proto.`, ''));
   lines.push(`service ${service} {`);
   for (const r of rpcRoutes) {
-    const forms = routes
-      .filter((f) => f.restForm && f.rpc === r.rpc)
-      .map((f) => `, and its ${f.path.split('/')[2]} form ${f.method} ${f.path}`)
-      .join('');
-    const errors = (r.errors ?? []).length
-      ? ` Errors beyond the common ones: ${(r.errors ?? []).map(errorText).join(', ')}.`
-      : ' Errors: the common ones.';
-    lines.push(
-      ...comment(
-        `${r.rpc}: ${r.summary} ${r.description}${r.access ? ` ${r.access}` : ''}${r.platformKeyOnly ? ' Platform keys only.' : ''}${errors} REST: ${r.method} ${r.path}${forms}.`,
-        '  ',
-      ),
-    );
+    lines.push(...comment(rpcDoc(r), '  '));
     lines.push(`  rpc ${r.rpc}(${r.rpc}Request) returns (${r.stream ? 'stream ' : ''}${r.rpc}Response);`);
   }
   lines.push('}', '', ...messages);
@@ -619,7 +812,7 @@ function serviceFile(service: Exclude<GrpcServiceName, 'GatewayService'>, routes
 
 /** The text of resources.proto. */
 function resourcesFile(): string {
-  const lines = ['syntax = "proto3";', '', 'package scheduling.v1;', ''];
+  const lines = [...comment(CALLS_DOC, ''), '', 'syntax = "proto3";', '', 'package scheduling.v1;', ''];
   for (const i of [...resourceImports].sort()) lines.push(`import "${i}";`);
   lines.push('');
   for (const name of [...resourceMessages.keys()].sort()) lines.push(...resourceMessages.get(name)!, '');

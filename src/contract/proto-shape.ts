@@ -226,7 +226,7 @@ export function protoFieldName(restName: string): string {
 export const LIST_PAGING_FIELDS: Readonly<Record<string, { proto: string; doc: string }>> = {
   limit: {
     proto: 'page_size',
-    doc: 'The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and unset takes its default.',
+    doc: 'The most items one page holds (a page may hold fewer); unset takes the default.',
   },
   cursor: {
     proto: 'page_token',

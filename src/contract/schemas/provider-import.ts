@@ -33,7 +33,7 @@ export const CreateProviderImportBody = z.object({
   providers: protoView(z.array(ProviderImportRow).max(PROVIDERS_PER_IMPORT), {
     schema: z.array(z.unknown()).meta({
       description:
-        "The providers to import, each a JSON object as the REST body of POST /api/v2/providers spells it (camelCase members, `verifiedAt` as sent); a row whose externalId exists needs only externalId and is applied like PATCH /api/v2/providers/:id. Rows are free-form here and validated one by one when the job runs, with the REST rules: a bad row (even one that is no object) is listed in the job's `errors` and the others are imported. Required over REST; at most 500.",
+        "The providers to import, each a JSON object in the JSON form of CreateProvider's fields (camelCase members, `verifiedAt` as sent); a row whose externalId exists needs only externalId and is applied like UpdateProvider. Rows are free-form here and validated one by one when the job runs, with the rules of CreateProvider: a bad row (even one that is no object) is listed in the job's `errors` and the others are imported. At most 500.",
     }),
     name: 'provider_row_values',
     repeated: true,

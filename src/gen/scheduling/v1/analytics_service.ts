@@ -31,45 +31,44 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/analytics_service.proto";
 
-/** GetAnalyticsRequest: the input of GetAnalytics. */
+/** The request of GetAnalytics. */
 export interface GetAnalyticsRequest {
-  /** Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days`. Optional. */
+  /** Default `last_30_days`. Optional. */
   analyticsPeriod?: AnalyticsPeriod | undefined;
 }
 
-/** GetAnalyticsResponse: the output of GetAnalytics. */
+/** The response of GetAnalytics. */
 export interface GetAnalyticsResponse {
-  /** The answer: the Analytics. */
+  /** The analytics. */
   analytics?: Analytics | undefined;
 }
 
-/** GetNetworkAdequacyRequest: the input of GetNetworkAdequacy. */
+/** The request of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyRequest {
-  /** Default `last_30_days`. One of `last_7_days`, `last_30_days`, `last_90_days`. Optional. */
+  /** Default `last_30_days`. Optional. */
   analyticsPeriod?:
     | AnalyticsPeriod
     | undefined;
   /**
    * The constraint read: `language` (languageCodes), `license_region` (licenseRegionCodes), `insurance`
-   * (insurancePlanCodes), `specialty` (specialtyCodes) or `modality` (modalityCodes). One of `language`,
-   * `license_region`, `insurance`, `specialty`, `modality`. Required.
+   * (insurancePlanCodes), `specialty` (specialtyCodes) or `modality` (modalityCodes). Required.
    */
   dimension?: GetNetworkAdequacyRequest_Dimension | undefined;
 }
 
-/** The values of `dimension`; `DIMENSION_UNSPECIFIED` means not given. */
+/** The values of dimension; `DIMENSION_UNSPECIFIED` means not given. */
 export enum GetNetworkAdequacyRequest_Dimension {
   /** DIMENSION_UNSPECIFIED - Not given. */
   DIMENSION_UNSPECIFIED = "DIMENSION_UNSPECIFIED",
-  /** DIMENSION_LANGUAGE - REST `language`. */
+  /** DIMENSION_LANGUAGE - Language. */
   DIMENSION_LANGUAGE = "DIMENSION_LANGUAGE",
-  /** DIMENSION_LICENSE_REGION - REST `license_region`. */
+  /** DIMENSION_LICENSE_REGION - License region. */
   DIMENSION_LICENSE_REGION = "DIMENSION_LICENSE_REGION",
-  /** DIMENSION_INSURANCE - REST `insurance`. */
+  /** DIMENSION_INSURANCE - Insurance. */
   DIMENSION_INSURANCE = "DIMENSION_INSURANCE",
-  /** DIMENSION_SPECIALTY - REST `specialty`. */
+  /** DIMENSION_SPECIALTY - Specialty. */
   DIMENSION_SPECIALTY = "DIMENSION_SPECIALTY",
-  /** DIMENSION_MODALITY - REST `modality`. */
+  /** DIMENSION_MODALITY - Modality. */
   DIMENSION_MODALITY = "DIMENSION_MODALITY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -141,9 +140,9 @@ export function getNetworkAdequacyRequest_DimensionToNumber(object: GetNetworkAd
   }
 }
 
-/** GetNetworkAdequacyResponse: the output of GetNetworkAdequacy. */
+/** The response of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyResponse {
-  /** The answer: the NetworkAdequacy. */
+  /** The network adequacy. */
   networkAdequacy?: NetworkAdequacy | undefined;
 }
 
@@ -470,25 +469,13 @@ export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> 
   },
 };
 
-/**
- * AnalyticsService: Resolution and booking analytics.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
- */
+/** Resolution and booking analytics. Calls, metadata and errors: see the top of resources.proto. */
 export type AnalyticsServiceService = typeof AnalyticsServiceService;
 export const AnalyticsServiceService = {
   /**
-   * GetAnalytics: Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in
-   * (now - N days, now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the
-   * period, computed when asked. Errors: the common ones. REST: GET /api/v2/analytics.
+   * Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in (now - N days,
+   * now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the period, computed
+   * when asked.
    */
   getAnalytics: {
     path: "/scheduling.v1.AnalyticsService/GetAnalytics" as const,
@@ -501,12 +488,11 @@ export const AnalyticsServiceService = {
     responseDeserialize: (value: Buffer): GetAnalyticsResponse => GetAnalyticsResponse.decode(value),
   },
   /**
-   * GetNetworkAdequacy: Where the network is thin: for each language, licence region, insurance plan, specialty or
-   * modality that resolutions of the period named, providers, zero-result rate, days to the first option and the
-   * exclusion codes that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as
-   * GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value
-   * now. Covers resolutions made since the service recorded demand (migration 0014). Errors: the common ones. REST:
-   * GET /api/v2/analytics/network-adequacy.
+   * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that
+   * resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes
+   * that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as GetAnalytics)
+   * whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions
+   * made since the service recorded demand (migration 0014).
    */
   getNetworkAdequacy: {
     path: "/scheduling.v1.AnalyticsService/GetNetworkAdequacy" as const,
@@ -523,27 +509,26 @@ export const AnalyticsServiceService = {
 
 export interface AnalyticsServiceServer extends UntypedServiceImplementation {
   /**
-   * GetAnalytics: Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in
-   * (now - N days, now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the
-   * period, computed when asked. Errors: the common ones. REST: GET /api/v2/analytics.
+   * Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in (now - N days,
+   * now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the period, computed
+   * when asked.
    */
   getAnalytics: handleUnaryCall<GetAnalyticsRequest, GetAnalyticsResponse>;
   /**
-   * GetNetworkAdequacy: Where the network is thin: for each language, licence region, insurance plan, specialty or
-   * modality that resolutions of the period named, providers, zero-result rate, days to the first option and the
-   * exclusion codes that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as
-   * GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value
-   * now. Covers resolutions made since the service recorded demand (migration 0014). Errors: the common ones. REST:
-   * GET /api/v2/analytics/network-adequacy.
+   * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that
+   * resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes
+   * that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as GetAnalytics)
+   * whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions
+   * made since the service recorded demand (migration 0014).
    */
   getNetworkAdequacy: handleUnaryCall<GetNetworkAdequacyRequest, GetNetworkAdequacyResponse>;
 }
 
 export interface AnalyticsServiceClient extends Client {
   /**
-   * GetAnalytics: Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in
-   * (now - N days, now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the
-   * period, computed when asked. Errors: the common ones. REST: GET /api/v2/analytics.
+   * Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in (now - N days,
+   * now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the period, computed
+   * when asked.
    */
   getAnalytics(
     request: GetAnalyticsRequest,
@@ -561,12 +546,11 @@ export interface AnalyticsServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetAnalyticsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetNetworkAdequacy: Where the network is thin: for each language, licence region, insurance plan, specialty or
-   * modality that resolutions of the period named, providers, zero-result rate, days to the first option and the
-   * exclusion codes that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as
-   * GET /api/v2/analytics) whose constraints named a value of the dimension, and the providers that have that value
-   * now. Covers resolutions made since the service recorded demand (migration 0014). Errors: the common ones. REST:
-   * GET /api/v2/analytics/network-adequacy.
+   * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that
+   * resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes
+   * that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as GetAnalytics)
+   * whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions
+   * made since the service recorded demand (migration 0014).
    */
   getNetworkAdequacy(
     request: GetNetworkAdequacyRequest,

@@ -33,83 +33,80 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/api_key_service.proto";
 
-/** GetCallerRequest: the input of GetCaller. */
+/** The request of GetCaller. */
 export interface GetCallerRequest {
 }
 
-/** GetCallerResponse: the output of GetCaller. */
+/** The response of GetCaller. */
 export interface GetCallerResponse {
-  /** The answer: the CallerIdentity. */
+  /** The caller identity. */
   callerIdentity?: CallerIdentity | undefined;
 }
 
-/** CreateApiKeyRequest: the input of CreateApiKey. */
+/** The request of CreateApiKey. */
 export interface CreateApiKeyRequest {
-  /** One of `platform_live`, `platform_test`, `organization_live`, `organization_test`. Required. */
+  /** The key type. Required. */
   keyType?:
     | KeyType
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the organization. 1 to 200 characters. Optional. */
   organizationId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An instant. Optional. */
+  /** When it expires. Optional. */
   expiresAt?: Date | undefined;
 }
 
-/** CreateApiKeyResponse: the output of CreateApiKey. */
+/** The response of CreateApiKey. */
 export interface CreateApiKeyResponse {
-  /** The answer: the CreatedApiKey. */
+  /** The created api key. */
   createdApiKey?: CreatedApiKey | undefined;
 }
 
-/** ListApiKeysRequest: the input of ListApiKeys. */
+/** The request of ListApiKeys. */
 export interface ListApiKeysRequest {
-  /**
-   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListApiKeysResponse: the output of ListApiKeys. */
+/** The response of ListApiKeys. */
 export interface ListApiKeysResponse {
   /** The items of this page. */
   data?:
     | ApiKey[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** RevokeApiKeyRequest: the input of RevokeApiKey. */
+/** The request of RevokeApiKey. */
 export interface RevokeApiKeyRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the API key. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** RevokeApiKeyResponse: the output of RevokeApiKey. */
+/** The response of RevokeApiKey. */
 export interface RevokeApiKeyResponse {
-  /** The answer: the ApiKey. */
+  /** The api key. */
   apiKey?: ApiKey | undefined;
 }
 
@@ -810,25 +807,16 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
 };
 
 /**
- * ApiKeyService: API keys of a platform account, and who the calling key is.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * API keys of a platform account, and who the calling key is. Calls, metadata and errors: see the top of
+ * resources.proto.
  */
 export type ApiKeyServiceService = typeof ApiKeyServiceService;
 export const ApiKeyServiceService = {
   /**
-   * GetCaller: Who the credentials are: key, type, mode, platform, and the organization the call acts in (null for a
-   * platform key without Service-Organization-Id). Any key. Tells which key is calling, its type and mode, and which
-   * organization the call acts in; useful to check a key and a Service-Organization-Id header before other calls. Any
-   * API key. Errors: the common ones. REST: GET /api/v2/caller.
+   * Who the credentials are: key, type, mode, platform, and the organization the call acts in (unset for a platform
+   * key without `service-organization-id`). Any key. Tells which key is calling, its type and mode, and which
+   * organization the call acts in; useful to check a key and a `service-organization-id` metadata before other calls.
+   * Any API key.
    */
   getCaller: {
     path: "/scheduling.v1.ApiKeyService/GetCaller" as const,
@@ -840,12 +828,12 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): GetCallerResponse => GetCallerResponse.decode(value),
   },
   /**
-   * CreateApiKey: Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of
-   * the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type
-   * belongs to the platform's default organization; an organization key to `organizationId` (default: the
-   * organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).
-   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
+   * Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of the caller's
+   * platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the
+   * platform's default organization; an organization key to `organization_id` (default: the organization the call
+   * acts in). Live key types need a live key (a test key: PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform
+   * keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   createApiKey: {
     path: "/scheduling.v1.ApiKeyService/CreateApiKey" as const,
@@ -858,9 +846,9 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): CreateApiKeyResponse => CreateApiKeyResponse.decode(value),
   },
   /**
-   * ListApiKeys: List the platform’s API keys (never their secrets). Lists the platform's keys in id order with
-   * cursor pagination, with a hint of each secret and when it expires or was revoked. Platform keys only. Errors
-   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
+   * List the platform’s API keys (never their secrets). Lists the platform's keys in id order a page at a time, with
+   * a hint of each secret and when it expires or was revoked. Platform keys only. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   listApiKeys: {
     path: "/scheduling.v1.ApiKeyService/ListApiKeys" as const,
@@ -872,9 +860,9 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): ListApiKeysResponse => ListApiKeysResponse.decode(value),
   },
   /**
-   * RevokeApiKey: Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms.
-   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
-   * `PLATFORM_KEY_REQUIRED`, NOT_FOUND `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
+   * Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms. Answers the key
+   * with `revoked_at`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`,
+   * NOT_FOUND `API_KEY_NOT_FOUND`.
    */
   revokeApiKey: {
     path: "/scheduling.v1.ApiKeyService/RevokeApiKey" as const,
@@ -890,41 +878,41 @@ export const ApiKeyServiceService = {
 
 export interface ApiKeyServiceServer extends UntypedServiceImplementation {
   /**
-   * GetCaller: Who the credentials are: key, type, mode, platform, and the organization the call acts in (null for a
-   * platform key without Service-Organization-Id). Any key. Tells which key is calling, its type and mode, and which
-   * organization the call acts in; useful to check a key and a Service-Organization-Id header before other calls. Any
-   * API key. Errors: the common ones. REST: GET /api/v2/caller.
+   * Who the credentials are: key, type, mode, platform, and the organization the call acts in (unset for a platform
+   * key without `service-organization-id`). Any key. Tells which key is calling, its type and mode, and which
+   * organization the call acts in; useful to check a key and a `service-organization-id` metadata before other calls.
+   * Any API key.
    */
   getCaller: handleUnaryCall<GetCallerRequest, GetCallerResponse>;
   /**
-   * CreateApiKey: Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of
-   * the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type
-   * belongs to the platform's default organization; an organization key to `organizationId` (default: the
-   * organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).
-   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
+   * Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of the caller's
+   * platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the
+   * platform's default organization; an organization key to `organization_id` (default: the organization the call
+   * acts in). Live key types need a live key (a test key: PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform
+   * keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
   /**
-   * ListApiKeys: List the platform’s API keys (never their secrets). Lists the platform's keys in id order with
-   * cursor pagination, with a hint of each secret and when it expires or was revoked. Platform keys only. Errors
-   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
+   * List the platform’s API keys (never their secrets). Lists the platform's keys in id order a page at a time, with
+   * a hint of each secret and when it expires or was revoked. Platform keys only. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
   /**
-   * RevokeApiKey: Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms.
-   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
-   * `PLATFORM_KEY_REQUIRED`, NOT_FOUND `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
+   * Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms. Answers the key
+   * with `revoked_at`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`,
+   * NOT_FOUND `API_KEY_NOT_FOUND`.
    */
   revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
 }
 
 export interface ApiKeyServiceClient extends Client {
   /**
-   * GetCaller: Who the credentials are: key, type, mode, platform, and the organization the call acts in (null for a
-   * platform key without Service-Organization-Id). Any key. Tells which key is calling, its type and mode, and which
-   * organization the call acts in; useful to check a key and a Service-Organization-Id header before other calls. Any
-   * API key. Errors: the common ones. REST: GET /api/v2/caller.
+   * Who the credentials are: key, type, mode, platform, and the organization the call acts in (unset for a platform
+   * key without `service-organization-id`). Any key. Tells which key is calling, its type and mode, and which
+   * organization the call acts in; useful to check a key and a `service-organization-id` metadata before other calls.
+   * Any API key.
    */
   getCaller(
     request: GetCallerRequest,
@@ -942,12 +930,12 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetCallerResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CreateApiKey: Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of
-   * the caller's platform and answers it once with its secret (`key`); only a hash is stored. A platform key type
-   * belongs to the platform's default organization; an organization key to `organizationId` (default: the
-   * organization the call acts in). Live key types need a live key (a test key: 403 LIVE_KEY_REQUIRED on `type`).
-   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: POST /api/v2/api-keys.
+   * Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of the caller's
+   * platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the
+   * platform's default organization; an organization key to `organization_id` (default: the organization the call
+   * acts in). Live key types need a live key (a test key: PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform
+   * keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   createApiKey(
     request: CreateApiKeyRequest,
@@ -965,9 +953,9 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListApiKeys: List the platform’s API keys (never their secrets). Lists the platform's keys in id order with
-   * cursor pagination, with a hint of each secret and when it expires or was revoked. Platform keys only. Errors
-   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: GET /api/v2/api-keys.
+   * List the platform’s API keys (never their secrets). Lists the platform's keys in id order a page at a time, with
+   * a hint of each secret and when it expires or was revoked. Platform keys only. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   listApiKeys(
     request: ListApiKeysRequest,
@@ -985,9 +973,9 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
   ): ClientUnaryCall;
   /**
-   * RevokeApiKey: Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms.
-   * Answers the key with `revokedAt`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
-   * `PLATFORM_KEY_REQUIRED`, NOT_FOUND `API_KEY_NOT_FOUND`. REST: DELETE /api/v2/api-keys/:id.
+   * Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms. Answers the key
+   * with `revoked_at`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`,
+   * NOT_FOUND `API_KEY_NOT_FOUND`.
    */
   revokeApiKey(
     request: RevokeApiKeyRequest,

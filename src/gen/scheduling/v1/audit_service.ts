@@ -24,64 +24,61 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/audit_service.proto";
 
-/** ListAuditEventsRequest: the input of ListAuditEvents. */
+/** The request of ListAuditEvents. */
 export interface ListAuditEventsRequest {
-  /** Text of 1 to 200 characters. Optional. */
+  /** The action. 1 to 200 characters. Optional. */
   action?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The resource type. 1 to 200 characters. Optional. */
   resourceType?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the resource. 1 to 200 characters. Optional. */
   resourceId?:
     | string
     | undefined;
-  /**
-   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListAuditEventsResponse: the output of ListAuditEvents. */
+/** The response of ListAuditEvents. */
 export interface ListAuditEventsResponse {
   /** The items of this page. */
   data?:
     | AuditEvent[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** VerifyAuditChainRequest: the input of VerifyAuditChain. */
+/** The request of VerifyAuditChain. */
 export interface VerifyAuditChainRequest {
   /**
    * How many of the latest chain links (and of the latest events, for unlinked ones) to verify; default 10,000, at
-   * most 50,000. `npm run audit:verify` checks whole chains. A whole number from 1 to 50000. Optional.
+   * most 50,000. `npm run audit:verify` checks whole chains. From 1 to 50000. Optional.
    */
   limit?: number | undefined;
 }
 
-/** VerifyAuditChainResponse: the output of VerifyAuditChain. */
+/** The response of VerifyAuditChain. */
 export interface VerifyAuditChainResponse {
-  /** The answer: the AuditChainVerification. */
+  /** The audit chain verification. */
   auditChainVerification?: AuditChainVerification | undefined;
 }
 
@@ -514,26 +511,16 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
 };
 
 /**
- * AuditService: The immutable audit log and its hash-chain verification.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * The immutable audit log and its hash-chain verification. Calls, metadata and errors: see the top of
+ * resources.proto.
  */
 export type AuditServiceService = typeof AuditServiceService;
 export const AuditServiceService = {
   /**
-   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events newest
-   * first by `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id;
-   * cursor pagination. A write's event is listed once the write is answered; a read's event (a call made with
-   * Service-Organization-Id) up to 2 s after its answer, in its place by time. Errors: the common ones. REST: GET
-   * /api/v2/audit-events.
+   * List the organization’s audit events, newest first. Lists the organization's audit events newest first by
+   * `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id; a page at
+   * a time. A write's event is listed once the write is answered; a read's event (a call made with
+   * `service-organization-id`) up to 2 s after its answer, in its place by time.
    */
   listAuditEvents: {
     path: "/scheduling.v1.AuditService/ListAuditEvents" as const,
@@ -547,10 +534,9 @@ export const AuditServiceService = {
     responseDeserialize: (value: Buffer): ListAuditEventsResponse => ListAuditEventsResponse.decode(value),
   },
   /**
-   * VerifyAuditChain: Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most
-   * 50,000; `complete` says whether that was the whole chain) and the latest events not linked yet. `broken` lists
-   * each break. Recomputes the organization's audit hash chain and reports breaks, for tamper checks. Errors: the
-   * common ones. REST: GET /api/v2/audit-events/verification.
+   * Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most 50,000; `complete`
+   * says whether that was the whole chain) and the latest events not linked yet. `broken` lists each break.
+   * Recomputes the organization's audit hash chain and reports breaks, for tamper checks.
    */
   verifyAuditChain: {
     path: "/scheduling.v1.AuditService/VerifyAuditChain" as const,
@@ -567,29 +553,26 @@ export const AuditServiceService = {
 
 export interface AuditServiceServer extends UntypedServiceImplementation {
   /**
-   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events newest
-   * first by `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id;
-   * cursor pagination. A write's event is listed once the write is answered; a read's event (a call made with
-   * Service-Organization-Id) up to 2 s after its answer, in its place by time. Errors: the common ones. REST: GET
-   * /api/v2/audit-events.
+   * List the organization’s audit events, newest first. Lists the organization's audit events newest first by
+   * `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id; a page at
+   * a time. A write's event is listed once the write is answered; a read's event (a call made with
+   * `service-organization-id`) up to 2 s after its answer, in its place by time.
    */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
   /**
-   * VerifyAuditChain: Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most
-   * 50,000; `complete` says whether that was the whole chain) and the latest events not linked yet. `broken` lists
-   * each break. Recomputes the organization's audit hash chain and reports breaks, for tamper checks. Errors: the
-   * common ones. REST: GET /api/v2/audit-events/verification.
+   * Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most 50,000; `complete`
+   * says whether that was the whole chain) and the latest events not linked yet. `broken` lists each break.
+   * Recomputes the organization's audit hash chain and reports breaks, for tamper checks.
    */
   verifyAuditChain: handleUnaryCall<VerifyAuditChainRequest, VerifyAuditChainResponse>;
 }
 
 export interface AuditServiceClient extends Client {
   /**
-   * ListAuditEvents: List the organization’s audit events, newest first. Lists the organization's audit events newest
-   * first by `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id;
-   * cursor pagination. A write's event is listed once the write is answered; a read's event (a call made with
-   * Service-Organization-Id) up to 2 s after its answer, in its place by time. Errors: the common ones. REST: GET
-   * /api/v2/audit-events.
+   * List the organization’s audit events, newest first. Lists the organization's audit events newest first by
+   * `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id; a page at
+   * a time. A write's event is listed once the write is answered; a read's event (a call made with
+   * `service-organization-id`) up to 2 s after its answer, in its place by time.
    */
   listAuditEvents(
     request: ListAuditEventsRequest,
@@ -607,10 +590,9 @@ export interface AuditServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * VerifyAuditChain: Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most
-   * 50,000; `complete` says whether that was the whole chain) and the latest events not linked yet. `broken` lists
-   * each break. Recomputes the organization's audit hash chain and reports breaks, for tamper checks. Errors: the
-   * common ones. REST: GET /api/v2/audit-events/verification.
+   * Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most 50,000; `complete`
+   * says whether that was the whole chain) and the latest events not linked yet. `broken` lists each break.
+   * Recomputes the organization's audit hash chain and reports breaks, for tamper checks.
    */
   verifyAuditChain(
     request: VerifyAuditChainRequest,

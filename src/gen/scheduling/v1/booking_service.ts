@@ -35,102 +35,99 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/booking_service.proto";
 
-/** ListBookingsRequest: the input of ListBookings. */
+/** The request of ListBookings. */
 export interface ListBookingsRequest {
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. Optional. */
+  /** The booking status. Optional. */
   bookingStatus?:
     | BookingStatus
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?:
     | string
     | undefined;
-  /**
-   * How many bookings to pass over before the page starts (after `page_token`, if any). A whole number from 0 to
-   * 9007199254740991. Optional.
-   */
+  /** How many bookings to pass over before the page starts (after `page_token`, if any). At least 0. Optional. */
   skip?:
     | number
     | undefined;
-  /** Set to get `total`, the number of bookings the filter matches (one more count). True or false. Optional. */
+  /** Set to get `total`, the number of bookings the filter matches (one more count). Optional. */
   includeTotal?: boolean | undefined;
 }
 
-/** ListBookingsResponse: the output of ListBookings. */
+/** The response of ListBookings. */
 export interface ListBookingsResponse {
   /** The items of this page. */
   data?:
     | BookingV2[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetBookingRequest: the input of GetBooking. */
+/** The request of GetBooking. */
 export interface GetBookingRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the booking. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetBookingResponse: the output of GetBooking. */
+/** The response of GetBooking. */
 export interface GetBookingResponse {
-  /** The answer: the BookingV2. */
+  /** The booking. */
   booking?: BookingV2 | undefined;
 }
 
-/** ListSlotsRequest: the input of ListSlots. */
+/** The request of ListSlots. */
 export interface ListSlotsRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** The service (event type) id. Text of 1 to 200 characters. Required. */
+  /** The service (event type) id. 1 to 200 characters. Required. */
   eventTypeId?:
     | string
     | undefined;
-  /** Local date in the provider's schedule timezone, YYYY-MM-DD. A calendar date, YYYY-MM-DD. Required. */
+  /** Local date in the provider's schedule timezone, YYYY-MM-DD. Required. */
   date?: string | undefined;
 }
 
-/** ListSlotsResponse: the output of ListSlots. */
+/** The response of ListSlots. */
 export interface ListSlotsResponse {
-  /** The answer: the SlotsV1Page. */
+  /** The slots v1 page. */
   slotsV1Page?: SlotsV1Page | undefined;
 }
 
-/** BookSlotRequest: the input of BookSlot. */
+/** The request of BookSlot. */
 export interface BookSlotRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the service. 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
-  /** Text of at most 1024 characters. Required. */
+  /** The id of the slot. At most 1024 characters. Required. */
   slotId?:
     | string
     | undefined;
@@ -138,43 +135,43 @@ export interface BookSlotRequest {
   attendee?:
     | BookSlotRequest_Attendee
     | undefined;
-  /** Text of at most 5000 characters. Optional. */
+  /** The notes. At most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
-/** The `attendee` object. */
+/** The attendee. */
 export interface BookSlotRequest_Attendee {
-  /** Text of 1 to 200 characters. Required. */
+  /** The name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. */
+  /** An e-mail address. At most 1000 characters. Required. */
   email?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
-/** BookSlotResponse: the output of BookSlot. */
+/** The response of BookSlot. */
 export interface BookSlotResponse {
-  /** The answer: the BookingV1Created. */
+  /** The booking v1 created. */
   bookingV1Created?: BookingV1Created | undefined;
 }
 
-/** ConfirmBookingRequest: the input of ConfirmBooking. */
+/** The request of ConfirmBooking. */
 export interface ConfirmBookingRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the booking. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The token. 1 to 200 characters. Required. */
   token?: string | undefined;
 }
 
-/** ConfirmBookingResponse: the output of ConfirmBooking. */
+/** The response of ConfirmBooking. */
 export interface ConfirmBookingResponse {
-  /** The answer: the BookingV1ConfirmResult. */
+  /** The booking v1 confirm result. */
   bookingV1ConfirmResult?:
     | BookingV1ConfirmResult
     | undefined;
@@ -185,13 +182,13 @@ export interface ConfirmBookingResponse {
   htmlPage?: string | undefined;
 }
 
-/** RescheduleBookingRequest: the input of RescheduleBooking. */
+/** The request of RescheduleBooking. */
 export interface RescheduleBookingRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the booking. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** A calendar date, YYYY-MM-DD. Required. */
+  /** The date. A calendar date, YYYY-MM-DD. Required. */
   date?:
     | string
     | undefined;
@@ -199,29 +196,29 @@ export interface RescheduleBookingRequest {
   time?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. */
+  /** The notes. At most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
-/** RescheduleBookingResponse: the output of RescheduleBooking. */
+/** The response of RescheduleBooking. */
 export interface RescheduleBookingResponse {
-  /** The answer: the BookingV1Rescheduled. */
+  /** The booking v1 rescheduled. */
   bookingV1Rescheduled?: BookingV1Rescheduled | undefined;
 }
 
-/** CancelBookingRequest: the input of CancelBooking. */
+/** The request of CancelBooking. */
 export interface CancelBookingRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the booking. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. */
+  /** The reason. At most 1000 characters. Optional. */
   reason?: string | undefined;
 }
 
-/** CancelBookingResponse: the output of CancelBooking. */
+/** The response of CancelBooking. */
 export interface CancelBookingResponse {
-  /** The answer: the BookingV1Cancelled. */
+  /** The booking v1 cancelled. */
   bookingV1Cancelled?: BookingV1Cancelled | undefined;
 }
 
@@ -1708,25 +1705,14 @@ export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
 };
 
 /**
- * BookingService: Bookings: reads, and the direct path (slots of a date, booking a slot, confirming by the e-mailed
- * link, rescheduling, cancelling).
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * Bookings: reads, and the direct path (slots of a date, booking a slot, confirming by the e-mailed link,
+ * rescheduling, cancelling). Calls, metadata and errors: see the top of resources.proto.
  */
 export type BookingServiceService = typeof BookingServiceService;
 export const BookingServiceService = {
   /**
-   * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
-   * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings, and its v1 form GET /api/v1/bookings.
+   * List the organization's bookings (v1 and v2), newest first; filters `booking_status`, `provider_id`. Lists the
+   * organization's bookings a page at a time. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listBookings: {
     path: "/scheduling.v1.BookingService/ListBookings" as const,
@@ -1739,9 +1725,8 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): ListBookingsResponse => ListBookingsResponse.decode(value),
   },
   /**
-   * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
-   * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id, and its v1 form GET /api/v1/bookings/:id.
+   * Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the organization
+   * in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBooking: {
     path: "/scheduling.v1.BookingService/GetBooking" as const,
@@ -1753,11 +1738,10 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): GetBookingResponse => GetBookingResponse.decode(value),
   },
   /**
-   * ListSlots: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
-   * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
-   * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
-   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
-   * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
+   * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
+   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
+   * with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   listSlots: {
     path: "/scheduling.v1.BookingService/ListSlots" as const,
@@ -1769,14 +1753,13 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): ListSlotsResponse => ListSlotsResponse.decode(value),
   },
   /**
-   * BookSlot: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the
-   * confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
-   * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
-   * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
-   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
-   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
-   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings.
+   * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
+   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers its confirmation token; the slot
+   * must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body answers
+   * the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
+   * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
   bookSlot: {
     path: "/scheduling.v1.BookingService/BookSlot" as const,
@@ -1788,12 +1771,11 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): BookSlotResponse => BookSlotResponse.decode(value),
   },
   /**
-   * ConfirmBooking: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
-   * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
-   * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
+   * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
+   * answers a small HTML page, or `booking_id` and `booking_status` with `Accept: application/json`. Following it
+   * again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
-   * /api/v1/bookings/:id/confirm.
+   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   confirmBooking: {
     path: "/scheduling.v1.BookingService/ConfirmBooking" as const,
@@ -1807,14 +1789,14 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): ConfirmBookingResponse => ConfirmBookingResponse.decode(value),
   },
   /**
-   * RescheduleBooking: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
-   * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
-   * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
-   * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
-   * it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`, FAILED_PRECONDITION
-   * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
-   * REST: POST /api/v1/bookings/:id/reschedule.
+   * Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the original becomes
+   * `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot. A combined
+   * `datetime`/`start` is FAILED_PRECONDITION. Moves a booking to a new local date and time; answers the new pending
+   * booking. `idempotency-key` is optional: a retry with the same key and body answers the first new booking (kept
+   * with it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`,
+   * FAILED_PRECONDITION `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED
+   * `SLOT_UNAVAILABLE`.
    */
   rescheduleBooking: {
     path: "/scheduling.v1.BookingService/RescheduleBooking" as const,
@@ -1828,12 +1810,11 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): RescheduleBookingResponse => RescheduleBookingResponse.decode(value),
   },
   /**
-   * CancelBooking: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice);
-   * answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are optional.
-   * Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept with it)
-   * instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
-   * /api/v1/bookings/:id/cancel.
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
+   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
+   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
+   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking: {
     path: "/scheduling.v1.BookingService/CancelBooking" as const,
@@ -1849,72 +1830,65 @@ export const BookingServiceService = {
 
 export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
-   * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
-   * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings, and its v1 form GET /api/v1/bookings.
+   * List the organization's bookings (v1 and v2), newest first; filters `booking_status`, `provider_id`. Lists the
+   * organization's bookings a page at a time. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listBookings: handleUnaryCall<ListBookingsRequest, ListBookingsResponse>;
   /**
-   * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
-   * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id, and its v1 form GET /api/v1/bookings/:id.
+   * Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the organization
+   * in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBooking: handleUnaryCall<GetBookingRequest, GetBookingResponse>;
   /**
-   * ListSlots: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
-   * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
-   * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
-   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
-   * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
+   * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
+   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
+   * with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   listSlots: handleUnaryCall<ListSlotsRequest, ListSlotsResponse>;
   /**
-   * BookSlot: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the
-   * confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
-   * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
-   * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
-   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
-   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
-   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings.
+   * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
+   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers its confirmation token; the slot
+   * must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body answers
+   * the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
+   * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
   bookSlot: handleUnaryCall<BookSlotRequest, BookSlotResponse>;
   /**
-   * ConfirmBooking: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
-   * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
-   * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
+   * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
+   * answers a small HTML page, or `booking_id` and `booking_status` with `Accept: application/json`. Following it
+   * again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
-   * /api/v1/bookings/:id/confirm.
+   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   confirmBooking: handleUnaryCall<ConfirmBookingRequest, ConfirmBookingResponse>;
   /**
-   * RescheduleBooking: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
-   * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
-   * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
-   * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
-   * it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`, FAILED_PRECONDITION
-   * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
-   * REST: POST /api/v1/bookings/:id/reschedule.
+   * Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the original becomes
+   * `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot. A combined
+   * `datetime`/`start` is FAILED_PRECONDITION. Moves a booking to a new local date and time; answers the new pending
+   * booking. `idempotency-key` is optional: a retry with the same key and body answers the first new booking (kept
+   * with it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`,
+   * FAILED_PRECONDITION `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED
+   * `SLOT_UNAVAILABLE`.
    */
   rescheduleBooking: handleUnaryCall<RescheduleBookingRequest, RescheduleBookingResponse>;
   /**
-   * CancelBooking: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice);
-   * answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are optional.
-   * Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept with it)
-   * instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
-   * /api/v1/bookings/:id/cancel.
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
+   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
+   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
+   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking: handleUnaryCall<CancelBookingRequest, CancelBookingResponse>;
 }
 
 export interface BookingServiceClient extends Client {
   /**
-   * ListBookings: List the organization's bookings (v1 and v2), newest first; filters `status`, `providerId`. Lists
-   * the organization's bookings with cursor pagination. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/bookings, and its v1 form GET /api/v1/bookings.
+   * List the organization's bookings (v1 and v2), newest first; filters `booking_status`, `provider_id`. Lists the
+   * organization's bookings a page at a time. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listBookings(
     request: ListBookingsRequest,
@@ -1932,9 +1906,8 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListBookingsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetBooking: Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the
-   * organization in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET
-   * /api/v2/bookings/:id, and its v1 form GET /api/v1/bookings/:id.
+   * Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the organization
+   * in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBooking(
     request: GetBookingRequest,
@@ -1952,11 +1925,10 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetBookingResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListSlots: The slots of one local date in the provider's schedule timezone, stepped by the service's slot
-   * interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots
-   * inside the minimum notice are left out. Answers the bookable slots of one provider and service on one local date;
-   * use a slot's `id` with POST /api/v1/bookings. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`,
-   * NOT_FOUND `SERVICE_NOT_FOUND`. REST: GET /api/v1/slots.
+   * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
+   * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
+   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
+   * with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   listSlots(
     request: ListSlotsRequest,
@@ -1974,14 +1946,13 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListSlotsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * BookSlot: Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the
-   * confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent
-   * requests for a slot succeeds. Creates a pending booking on a slot id from GET /api/v1/slots and answers its
-   * confirmation token; the slot must be free and inside availability. Idempotency-Key is optional: a retry with the
-   * same key and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED
-   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND
-   * `SERVICE_NOT_FOUND`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`. REST: POST
-   * /api/v1/bookings.
+   * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
+   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers its confirmation token; the slot
+   * must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body answers
+   * the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
+   * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
   bookSlot(
     request: BookSlotRequest,
@@ -1999,12 +1970,11 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: BookSlotResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ConfirmBooking: The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a
-   * pending booking and answers a small HTML page, or `{bookingId, status}` with `Accept: application/json`.
-   * Following it again is still 200; a wrong token is 404; a cancelled or rescheduled booking is 409. Confirms the
+   * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
+   * answers a small HTML page, or `booking_id` and `booking_status` with `Accept: application/json`. Following it
+   * again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: GET
-   * /api/v1/bookings/:id/confirm.
+   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   confirmBooking(
     request: ConfirmBookingRequest,
@@ -2022,14 +1992,14 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: ConfirmBookingResponse) => void,
   ): ClientUnaryCall;
   /**
-   * RescheduleBooking: Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the
-   * original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot.
-   * A combined `datetime`/`start` is 422. Moves a booking to a new local date and time; answers the new pending
-   * booking. Idempotency-Key is optional: a retry with the same key and body answers the first new booking (kept with
-   * it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`, FAILED_PRECONDITION
-   * `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
-   * REST: POST /api/v1/bookings/:id/reschedule.
+   * Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the original becomes
+   * `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot. A combined
+   * `datetime`/`start` is FAILED_PRECONDITION. Moves a booking to a new local date and time; answers the new pending
+   * booking. `idempotency-key` is optional: a retry with the same key and body answers the first new booking (kept
+   * with it). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`,
+   * FAILED_PRECONDITION `COMBINED_DATETIME_NOT_ACCEPTED`, FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED
+   * `SLOT_UNAVAILABLE`.
    */
   rescheduleBooking(
     request: RescheduleBookingRequest,
@@ -2047,12 +2017,11 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: RescheduleBookingResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CancelBooking: Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice);
-   * answers bare `{bookingId, status, cancelledAt}`. Cancels the booking; the body and its `reason` are optional.
-   * Idempotency-Key is optional: a retry with the same key and body answers the first cancellation (kept with it)
-   * instead of 409. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`. REST: POST
-   * /api/v1/bookings/:id/cancel.
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
+   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
+   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
+   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking(
     request: CancelBookingRequest,

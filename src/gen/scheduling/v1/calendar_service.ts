@@ -32,17 +32,17 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/calendar_service.proto";
 
-/** CreateCalendarConnectionRequest: the input of CreateCalendarConnection. */
+/** The request of CreateCalendarConnection. */
 export interface CreateCalendarConnectionRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The title. At most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Required. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Required. */
   timezone?:
     | string
     | undefined;
@@ -58,69 +58,68 @@ export interface CreateCalendarConnectionRequest {
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
-/** CreateCalendarConnectionResponse: the output of CreateCalendarConnection. */
+/** The response of CreateCalendarConnection. */
 export interface CreateCalendarConnectionResponse {
-  /** The answer: the CalendarConnection. */
+  /** The calendar connection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/** ListCalendarConnectionsRequest: the input of ListCalendarConnections. */
+/** The request of ListCalendarConnections. */
 export interface ListCalendarConnectionsRequest {
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListCalendarConnectionsResponse: the output of ListCalendarConnections. */
+/** The response of ListCalendarConnections. */
 export interface ListCalendarConnectionsResponse {
-  /** The answer: the CalendarConnectionList. */
+  /** The calendar connection list. */
   calendarConnectionList?: CalendarConnectionList | undefined;
 }
 
-/** GetCalendarConnectionRequest: the input of GetCalendarConnection. */
+/** The request of GetCalendarConnection. */
 export interface GetCalendarConnectionRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the calendar connection. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetCalendarConnectionResponse: the output of GetCalendarConnection. */
+/** The response of GetCalendarConnection. */
 export interface GetCalendarConnectionResponse {
-  /** The answer: the CalendarConnection. */
+  /** The calendar connection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/** UpdateCalendarConnectionRequest: the input of UpdateCalendarConnection. */
+/** The request of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionRequest {
   /**
-   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
-   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
-   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
+   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the calendar connection. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The title. At most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
@@ -136,21 +135,21 @@ export interface UpdateCalendarConnectionRequest {
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
-/** UpdateCalendarConnectionResponse: the output of UpdateCalendarConnection. */
+/** The response of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionResponse {
-  /** The answer: the CalendarConnection. */
+  /** The calendar connection. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
-/** DeleteCalendarConnectionRequest: the input of DeleteCalendarConnection. */
+/** The request of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the calendar connection. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** DeleteCalendarConnectionResponse: the output of DeleteCalendarConnection. */
+/** The response of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionResponse {
-  /** The answer: the DeletedCalendarConnection. */
+  /** The deleted calendar connection. */
   deletedCalendarConnection?: DeletedCalendarConnection | undefined;
 }
 
@@ -1142,25 +1141,16 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
 };
 
 /**
- * CalendarService: Weekly availability schedules and external calendar feeds.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * Weekly availability schedules and external calendar feeds. Calls, metadata and errors: see the top of
+ * resources.proto.
  */
 export type CalendarServiceService = typeof CalendarServiceService;
 export const CalendarServiceService = {
   /**
-   * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
-   * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
-   * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   * Create a weekly availability schedule for a provider (wall-clock times in its IANA timezone; windows of a day
+   * must not overlap). Creates the schedule resolutions and slots read: weekly windows, date overrides and an
+   * optional ICS feed whose events count as busy. Advances the provider graph version. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createCalendarConnection: {
     path: "/scheduling.v1.CalendarService/CreateCalendarConnection" as const,
@@ -1176,9 +1166,8 @@ export const CalendarServiceService = {
       CreateCalendarConnectionResponse.decode(value),
   },
   /**
-   * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
-   * schedules; every weekday is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
-   * GET /api/v2/calendar-connections.
+   * List schedules, optionally of one provider; a page at a time. Lists the organization's schedules; every weekday
+   * is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listCalendarConnections: {
     path: "/scheduling.v1.CalendarService/ListCalendarConnections" as const,
@@ -1193,8 +1182,8 @@ export const CalendarServiceService = {
       ListCalendarConnectionsResponse.decode(value),
   },
   /**
-   * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
-   * ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   * Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   getCalendarConnection: {
     path: "/scheduling.v1.CalendarService/GetCalendarConnection" as const,
@@ -1208,10 +1197,10 @@ export const CalendarServiceService = {
     responseDeserialize: (value: Buffer): GetCalendarConnectionResponse => GetCalendarConnectionResponse.decode(value),
   },
   /**
-   * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
-   * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
-   * `providerId`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
-   * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
+   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
+   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
+   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection: {
     path: "/scheduling.v1.CalendarService/UpdateCalendarConnection" as const,
@@ -1227,10 +1216,9 @@ export const CalendarServiceService = {
       UpdateCalendarConnectionResponse.decode(value),
   },
   /**
-   * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
-   * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
-   * Errors beyond the common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE
-   * /api/v2/calendar-connections/:id.
+   * Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND. Removes the schedule,
+   * so its provider has no availability from it any more. Advances the provider graph version. Errors beyond the
+   * common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   deleteCalendarConnection: {
     path: "/scheduling.v1.CalendarService/DeleteCalendarConnection" as const,
@@ -1249,45 +1237,43 @@ export const CalendarServiceService = {
 
 export interface CalendarServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
-   * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
-   * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   * Create a weekly availability schedule for a provider (wall-clock times in its IANA timezone; windows of a day
+   * must not overlap). Creates the schedule resolutions and slots read: weekly windows, date overrides and an
+   * optional ICS feed whose events count as busy. Advances the provider graph version. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createCalendarConnection: handleUnaryCall<CreateCalendarConnectionRequest, CreateCalendarConnectionResponse>;
   /**
-   * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
-   * schedules; every weekday is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
-   * GET /api/v2/calendar-connections.
+   * List schedules, optionally of one provider; a page at a time. Lists the organization's schedules; every weekday
+   * is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listCalendarConnections: handleUnaryCall<ListCalendarConnectionsRequest, ListCalendarConnectionsResponse>;
   /**
-   * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
-   * ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   * Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   getCalendarConnection: handleUnaryCall<GetCalendarConnectionRequest, GetCalendarConnectionResponse>;
   /**
-   * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
-   * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
-   * `providerId`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
-   * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
+   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
+   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
+   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection: handleUnaryCall<UpdateCalendarConnectionRequest, UpdateCalendarConnectionResponse>;
   /**
-   * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
-   * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
-   * Errors beyond the common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE
-   * /api/v2/calendar-connections/:id.
+   * Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND. Removes the schedule,
+   * so its provider has no availability from it any more. Advances the provider graph version. Errors beyond the
+   * common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   deleteCalendarConnection: handleUnaryCall<DeleteCalendarConnectionRequest, DeleteCalendarConnectionResponse>;
 }
 
 export interface CalendarServiceClient extends Client {
   /**
-   * CreateCalendarConnection: Create a weekly availability schedule for a provider (wall-clock times in its IANA
-   * timezone; windows of a day must not overlap). Creates the schedule resolutions and slots read: weekly windows,
-   * date overrides and an optional ICS feed whose events count as busy. Advances the provider graph version. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: POST /api/v2/calendar-connections.
+   * Create a weekly availability schedule for a provider (wall-clock times in its IANA timezone; windows of a day
+   * must not overlap). Creates the schedule resolutions and slots read: weekly windows, date overrides and an
+   * optional ICS feed whose events count as busy. Advances the provider graph version. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createCalendarConnection(
     request: CreateCalendarConnectionRequest,
@@ -1305,9 +1291,8 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListCalendarConnections: List schedules, optionally of one provider; cursor pagination. Lists the organization's
-   * schedules; every weekday is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
-   * GET /api/v2/calendar-connections.
+   * List schedules, optionally of one provider; a page at a time. Lists the organization's schedules; every weekday
+   * is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listCalendarConnections(
     request: ListCalendarConnectionsRequest,
@@ -1325,8 +1310,8 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListCalendarConnectionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetCalendarConnection: Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common
-   * ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: GET /api/v2/calendar-connections/:id.
+   * Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   getCalendarConnection(
     request: GetCalendarConnectionRequest,
@@ -1344,10 +1329,10 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateCalendarConnection: Change a schedule; a weekday sent replaces that weekday, null clears title, overrides
-   * or externalCalendar; the resulting schedule is validated as a whole. The provider cannot be changed (400 on
-   * `providerId`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
-   * `CALENDAR_CONNECTION_NOT_FOUND`. REST: PATCH /api/v2/calendar-connections/:id.
+   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
+   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
+   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection(
     request: UpdateCalendarConnectionRequest,
@@ -1365,10 +1350,9 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * DeleteCalendarConnection: Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is 404.
-   * Removes the schedule, so its provider has no availability from it any more. Advances the provider graph version.
-   * Errors beyond the common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`. REST: DELETE
-   * /api/v2/calendar-connections/:id.
+   * Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND. Removes the schedule,
+   * so its provider has no availability from it any more. Advances the provider graph version. Errors beyond the
+   * common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   deleteCalendarConnection(
     request: DeleteCalendarConnectionRequest,

@@ -39,73 +39,70 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/care_service.proto";
 
-/** CreateContinuityRequest: the input of CreateContinuity. */
+/** The request of CreateContinuity. */
 export interface CreateContinuityRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
   /**
-   * Your opaque reference of the client (no personal data needed); matches `preferences.clientRef` of a resolution.
-   * Text of 1 to 200 characters. Required.
+   * Your opaque reference of the client (no personal data needed); matches `preferences.clientRef` of a resolution. 1
+   * to 200 characters. Required.
    */
   clientRef?:
     | string
     | undefined;
-  /**
-   * When the client last saw the provider. Left out: null on a new record, unchanged on an existing one. An instant.
-   * Optional.
-   */
+  /** When the client last saw the provider. Left out: unset on a new record, unchanged on an existing one. Optional. */
   lastSeenAt?: Date | undefined;
 }
 
-/** CreateContinuityResponse: the output of CreateContinuity. */
+/** The response of CreateContinuity. */
 export interface CreateContinuityResponse {
-  /** The answer: the ContinuityRecord. */
+  /** The continuity record. */
   continuityRecord?: ContinuityRecord | undefined;
 }
 
-/** ListContinuityRequest: the input of ListContinuity. */
+/** The request of ListContinuity. */
 export interface ListContinuityRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The client ref. 1 to 200 characters. Required. */
   clientRef?:
     | string
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListContinuityResponse: the output of ListContinuity. */
+/** The response of ListContinuity. */
 export interface ListContinuityResponse {
   /** The items of this page. */
   data?:
     | ContinuityRecord[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** CreateWaitlistEntryRequest: the input of CreateWaitlistEntry. */
+/** The request of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the service. 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
@@ -122,125 +119,125 @@ export interface CreateWaitlistEntryRequest {
     | ResolutionPreferences
     | undefined;
   /**
-   * The (typically zero-result) resolution that led here; must be of this organization. Text of 1 to 200 characters.
+   * The (typically zero-result) resolution that led here; must be of this organization. 1 to 200 characters.
    * Optional.
    */
   resolutionId?: string | undefined;
 }
 
-/** The `customer` object. */
+/** The customer. */
 export interface CreateWaitlistEntryRequest_Customer {
-  /** Text of 1 to 200 characters. Required. */
+  /** The name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. */
+  /** An e-mail address. At most 1000 characters. Required. */
   email?: string | undefined;
 }
 
-/** CreateWaitlistEntryResponse: the output of CreateWaitlistEntry. */
+/** The response of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryResponse {
-  /** The answer: the WaitlistEntry. */
+  /** The waitlist entry. */
   waitlistEntry?: WaitlistEntry | undefined;
 }
 
-/** ListWaitlistEntriesRequest: the input of ListWaitlistEntries. */
+/** The request of ListWaitlistEntries. */
 export interface ListWaitlistEntriesRequest {
-  /** One of `waiting`, `offered`, `booked`, `cancelled`. Optional. */
+  /** The waitlist status. Optional. */
   waitlistStatus?:
     | WaitlistStatus
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListWaitlistEntriesResponse: the output of ListWaitlistEntries. */
+/** The response of ListWaitlistEntries. */
 export interface ListWaitlistEntriesResponse {
   /** The items of this page. */
   data?:
     | WaitlistEntry[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** CancelWaitlistEntryRequest: the input of CancelWaitlistEntry. */
+/** The request of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the waitlist entry. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** CancelWaitlistEntryResponse: the output of CancelWaitlistEntry. */
+/** The response of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryResponse {
-  /** The answer: the WaitlistEntry. */
+  /** The waitlist entry. */
   waitlistEntry?: WaitlistEntry | undefined;
 }
 
-/** ListManualReviewRequest: the input of ListManualReview. */
+/** The request of ListManualReview. */
 export interface ListManualReviewRequest {
-  /** Default `open`. One of `open`, `resolved`. Optional. */
+  /** Default `open`. Optional. */
   manualReviewStatus?:
     | ManualReviewStatus
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListManualReviewResponse: the output of ListManualReview. */
+/** The response of ListManualReview. */
 export interface ListManualReviewResponse {
   /** The items of this page. */
   data?:
     | ManualReviewEntry[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** ResolveManualReviewRequest: the input of ResolveManualReview. */
+/** The request of ResolveManualReview. */
 export interface ResolveManualReviewRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?: string | undefined;
 }
 
-/** ResolveManualReviewResponse: the output of ResolveManualReview. */
+/** The response of ResolveManualReview. */
 export interface ResolveManualReviewResponse {
-  /** The answer: the ManualReviewEntry. */
+  /** The manual review entry. */
   manualReviewEntry?: ManualReviewEntry | undefined;
 }
 
@@ -1775,26 +1772,17 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
 };
 
 /**
- * CareService: Continuity records, the waitlist and the manual-review queue.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * Continuity records, the waitlist and the manual-review queue. Calls, metadata and errors: see the top of
+ * resources.proto.
  */
 export type CareServiceService = typeof CareServiceService;
 export const CareServiceService = {
   /**
-   * CreateContinuity: Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with
-   * the same preferences.clientRef). Upsert on (clientRef, providerId): a repeat refreshes lastSeenAt and answers the
-   * same id. Advances the provider graph version when something changed. Records that a client has seen a provider,
-   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: POST /api/v2/continuity.
+   * Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with the same
+   * preferences.clientRef). Upsert on (`client_ref`, `provider_id`): a repeat refreshes `last_seen_at` and answers
+   * the same id. Advances the provider graph version when something changed. Records that a client has seen a
+   * provider, so resolutions with that `client_ref` rank the provider higher. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createContinuity: {
     path: "/scheduling.v1.CareService/CreateContinuity" as const,
@@ -1808,8 +1796,8 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): CreateContinuityResponse => CreateContinuityResponse.decode(value),
   },
   /**
-   * ListContinuity: List the continuity records of one clientRef. Lists the providers recorded for one clientRef;
-   * cursor pagination. Errors: the common ones. REST: GET /api/v2/continuity.
+   * List the continuity records of one clientRef. Lists the providers recorded for one `client_ref`; a page at a
+   * time.
    */
   listContinuity: {
     path: "/scheduling.v1.CareService/ListContinuity" as const,
@@ -1823,9 +1811,9 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): ListContinuityResponse => ListContinuityResponse.decode(value),
   },
   /**
-   * CreateWaitlistEntry: Put a customer on the waitlist of a service (typically after a zero-result resolution).
-   * Stores the customer with the constraints and preferences to retry later; status `waiting`. Errors beyond the
-   * common ones: NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
+   * Put a customer on the waitlist of a service (typically after a zero-result resolution). Stores the customer with
+   * the constraints and preferences to retry later; status `waiting`. Errors beyond the common ones: NOT_FOUND
+   * `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`.
    */
   createWaitlistEntry: {
     path: "/scheduling.v1.CareService/CreateWaitlistEntry" as const,
@@ -1839,8 +1827,8 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): CreateWaitlistEntryResponse => CreateWaitlistEntryResponse.decode(value),
   },
   /**
-   * ListWaitlistEntries: List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist
-   * entries with cursor pagination. Errors: the common ones. REST: GET /api/v2/waitlist.
+   * List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist entries a page at a
+   * time.
    */
   listWaitlistEntries: {
     path: "/scheduling.v1.CareService/ListWaitlistEntries" as const,
@@ -1854,9 +1842,8 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): ListWaitlistEntriesResponse => ListWaitlistEntriesResponse.decode(value),
   },
   /**
-   * CancelWaitlistEntry: Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the
-   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: NOT_FOUND
-   * `WAITLIST_ENTRY_NOT_FOUND`. REST: DELETE /api/v2/waitlist/:id.
+   * Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the same entry. Takes
+   * the customer off the waitlist. Errors beyond the common ones: NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
    */
   cancelWaitlistEntry: {
     path: "/scheduling.v1.CareService/CancelWaitlistEntry" as const,
@@ -1870,11 +1857,10 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): CancelWaitlistEntryResponse => CancelWaitlistEntryResponse.decode(value),
   },
   /**
-   * ListManualReview: Providers whose required data was unknown to a resolution, by provider id; default status
-   * `open`. Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their
-   * records. Entries are recorded off the request path: one appears within a few seconds of the resolution that found
-   * the provider unknown (the 422 LICENSE_REGION_MISMATCH answer included); `lastSeenAt` may lag by up to 60 s.
-   * Errors: the common ones. REST: GET /api/v2/manual-review.
+   * Providers whose required data was unknown to a resolution, by provider id; default status `open`. Lists the
+   * providers a resolution could not judge for lack of data (reasons by field), to fix their records. Entries are
+   * recorded off the request path: one appears within a few seconds of the resolution that found the provider unknown
+   * (the FAILED_PRECONDITION `LICENSE_REGION_MISMATCH` answer included); `last_seen_at` may lag by up to 60 s.
    */
   listManualReview: {
     path: "/scheduling.v1.CareService/ListManualReview" as const,
@@ -1888,10 +1874,9 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): ListManualReviewResponse => ListManualReviewResponse.decode(value),
   },
   /**
-   * ResolveManualReview: Mark a provider's review entry resolved; answers the entry. It reopens when a later
-   * resolution finds the provider unknown again. No entry: 404 PROVIDER_NOT_FOUND. Closes the provider's
-   * manual-review entry once its data is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
-   * POST /api/v2/manual-review/:providerId/resolve.
+   * Mark a provider's review entry resolved; answers the entry. It reopens when a later resolution finds the provider
+   * unknown again. No entry: NOT_FOUND `PROVIDER_NOT_FOUND`. Closes the provider's manual-review entry once its data
+   * is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   resolveManualReview: {
     path: "/scheduling.v1.CareService/ResolveManualReview" as const,
@@ -1908,59 +1893,56 @@ export const CareServiceService = {
 
 export interface CareServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateContinuity: Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with
-   * the same preferences.clientRef). Upsert on (clientRef, providerId): a repeat refreshes lastSeenAt and answers the
-   * same id. Advances the provider graph version when something changed. Records that a client has seen a provider,
-   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: POST /api/v2/continuity.
+   * Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with the same
+   * preferences.clientRef). Upsert on (`client_ref`, `provider_id`): a repeat refreshes `last_seen_at` and answers
+   * the same id. Advances the provider graph version when something changed. Records that a client has seen a
+   * provider, so resolutions with that `client_ref` rank the provider higher. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createContinuity: handleUnaryCall<CreateContinuityRequest, CreateContinuityResponse>;
   /**
-   * ListContinuity: List the continuity records of one clientRef. Lists the providers recorded for one clientRef;
-   * cursor pagination. Errors: the common ones. REST: GET /api/v2/continuity.
+   * List the continuity records of one clientRef. Lists the providers recorded for one `client_ref`; a page at a
+   * time.
    */
   listContinuity: handleUnaryCall<ListContinuityRequest, ListContinuityResponse>;
   /**
-   * CreateWaitlistEntry: Put a customer on the waitlist of a service (typically after a zero-result resolution).
-   * Stores the customer with the constraints and preferences to retry later; status `waiting`. Errors beyond the
-   * common ones: NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
+   * Put a customer on the waitlist of a service (typically after a zero-result resolution). Stores the customer with
+   * the constraints and preferences to retry later; status `waiting`. Errors beyond the common ones: NOT_FOUND
+   * `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`.
    */
   createWaitlistEntry: handleUnaryCall<CreateWaitlistEntryRequest, CreateWaitlistEntryResponse>;
   /**
-   * ListWaitlistEntries: List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist
-   * entries with cursor pagination. Errors: the common ones. REST: GET /api/v2/waitlist.
+   * List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist entries a page at a
+   * time.
    */
   listWaitlistEntries: handleUnaryCall<ListWaitlistEntriesRequest, ListWaitlistEntriesResponse>;
   /**
-   * CancelWaitlistEntry: Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the
-   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: NOT_FOUND
-   * `WAITLIST_ENTRY_NOT_FOUND`. REST: DELETE /api/v2/waitlist/:id.
+   * Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the same entry. Takes
+   * the customer off the waitlist. Errors beyond the common ones: NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
    */
   cancelWaitlistEntry: handleUnaryCall<CancelWaitlistEntryRequest, CancelWaitlistEntryResponse>;
   /**
-   * ListManualReview: Providers whose required data was unknown to a resolution, by provider id; default status
-   * `open`. Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their
-   * records. Entries are recorded off the request path: one appears within a few seconds of the resolution that found
-   * the provider unknown (the 422 LICENSE_REGION_MISMATCH answer included); `lastSeenAt` may lag by up to 60 s.
-   * Errors: the common ones. REST: GET /api/v2/manual-review.
+   * Providers whose required data was unknown to a resolution, by provider id; default status `open`. Lists the
+   * providers a resolution could not judge for lack of data (reasons by field), to fix their records. Entries are
+   * recorded off the request path: one appears within a few seconds of the resolution that found the provider unknown
+   * (the FAILED_PRECONDITION `LICENSE_REGION_MISMATCH` answer included); `last_seen_at` may lag by up to 60 s.
    */
   listManualReview: handleUnaryCall<ListManualReviewRequest, ListManualReviewResponse>;
   /**
-   * ResolveManualReview: Mark a provider's review entry resolved; answers the entry. It reopens when a later
-   * resolution finds the provider unknown again. No entry: 404 PROVIDER_NOT_FOUND. Closes the provider's
-   * manual-review entry once its data is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
-   * POST /api/v2/manual-review/:providerId/resolve.
+   * Mark a provider's review entry resolved; answers the entry. It reopens when a later resolution finds the provider
+   * unknown again. No entry: NOT_FOUND `PROVIDER_NOT_FOUND`. Closes the provider's manual-review entry once its data
+   * is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   resolveManualReview: handleUnaryCall<ResolveManualReviewRequest, ResolveManualReviewResponse>;
 }
 
 export interface CareServiceClient extends Client {
   /**
-   * CreateContinuity: Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with
-   * the same preferences.clientRef). Upsert on (clientRef, providerId): a repeat refreshes lastSeenAt and answers the
-   * same id. Advances the provider graph version when something changed. Records that a client has seen a provider,
-   * so resolutions with that clientRef rank the provider higher. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: POST /api/v2/continuity.
+   * Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with the same
+   * preferences.clientRef). Upsert on (`client_ref`, `provider_id`): a repeat refreshes `last_seen_at` and answers
+   * the same id. Advances the provider graph version when something changed. Records that a client has seen a
+   * provider, so resolutions with that `client_ref` rank the provider higher. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createContinuity(
     request: CreateContinuityRequest,
@@ -1978,8 +1960,8 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateContinuityResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListContinuity: List the continuity records of one clientRef. Lists the providers recorded for one clientRef;
-   * cursor pagination. Errors: the common ones. REST: GET /api/v2/continuity.
+   * List the continuity records of one clientRef. Lists the providers recorded for one `client_ref`; a page at a
+   * time.
    */
   listContinuity(
     request: ListContinuityRequest,
@@ -1997,9 +1979,9 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListContinuityResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CreateWaitlistEntry: Put a customer on the waitlist of a service (typically after a zero-result resolution).
-   * Stores the customer with the constraints and preferences to retry later; status `waiting`. Errors beyond the
-   * common ones: NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`. REST: POST /api/v2/waitlist.
+   * Put a customer on the waitlist of a service (typically after a zero-result resolution). Stores the customer with
+   * the constraints and preferences to retry later; status `waiting`. Errors beyond the common ones: NOT_FOUND
+   * `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`.
    */
   createWaitlistEntry(
     request: CreateWaitlistEntryRequest,
@@ -2017,8 +1999,8 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateWaitlistEntryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListWaitlistEntries: List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist
-   * entries with cursor pagination. Errors: the common ones. REST: GET /api/v2/waitlist.
+   * List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist entries a page at a
+   * time.
    */
   listWaitlistEntries(
     request: ListWaitlistEntriesRequest,
@@ -2036,9 +2018,8 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListWaitlistEntriesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * CancelWaitlistEntry: Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the
-   * same entry. Takes the customer off the waitlist. Errors beyond the common ones: NOT_FOUND
-   * `WAITLIST_ENTRY_NOT_FOUND`. REST: DELETE /api/v2/waitlist/:id.
+   * Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the same entry. Takes
+   * the customer off the waitlist. Errors beyond the common ones: NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
    */
   cancelWaitlistEntry(
     request: CancelWaitlistEntryRequest,
@@ -2056,11 +2037,10 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: CancelWaitlistEntryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListManualReview: Providers whose required data was unknown to a resolution, by provider id; default status
-   * `open`. Lists the providers a resolution could not judge for lack of data (reasons by field), to fix their
-   * records. Entries are recorded off the request path: one appears within a few seconds of the resolution that found
-   * the provider unknown (the 422 LICENSE_REGION_MISMATCH answer included); `lastSeenAt` may lag by up to 60 s.
-   * Errors: the common ones. REST: GET /api/v2/manual-review.
+   * Providers whose required data was unknown to a resolution, by provider id; default status `open`. Lists the
+   * providers a resolution could not judge for lack of data (reasons by field), to fix their records. Entries are
+   * recorded off the request path: one appears within a few seconds of the resolution that found the provider unknown
+   * (the FAILED_PRECONDITION `LICENSE_REGION_MISMATCH` answer included); `last_seen_at` may lag by up to 60 s.
    */
   listManualReview(
     request: ListManualReviewRequest,
@@ -2078,10 +2058,9 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListManualReviewResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ResolveManualReview: Mark a provider's review entry resolved; answers the entry. It reopens when a later
-   * resolution finds the provider unknown again. No entry: 404 PROVIDER_NOT_FOUND. Closes the provider's
-   * manual-review entry once its data is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST:
-   * POST /api/v2/manual-review/:providerId/resolve.
+   * Mark a provider's review entry resolved; answers the entry. It reopens when a later resolution finds the provider
+   * unknown again. No entry: NOT_FOUND `PROVIDER_NOT_FOUND`. Closes the provider's manual-review entry once its data
+   * is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   resolveManualReview(
     request: ResolveManualReviewRequest,

@@ -25,21 +25,21 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/catalog_service.proto";
 
-/** CreateServiceRequest: the input of CreateService. */
+/** The request of CreateService. */
 export interface CreateServiceRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The title. 1 to 200 characters. Required. */
   title?:
     | string
     | undefined;
-  /** Session length in minutes (5..1440). A whole number from 5 to 1440. Required. */
+  /** Session length in minutes (5..1440). From 5 to 1440. Required. */
   duration?:
     | number
     | undefined;
-  /** In the smallest currency unit (cents); needs `currency`. A whole number from 0 to 100000000000. Optional. */
+  /** In the smallest currency unit (cents); needs `currency`. From 0 to 100000000000. Optional. */
   price?:
     | number
     | undefined;
@@ -47,168 +47,167 @@ export interface CreateServiceRequest {
   currency?:
     | string
     | undefined;
-  /** One of `virtual`, `in-person`, `in_person`, `both`. Optional. */
+  /** The modality. One of `virtual`, `in-person`, `in_person`, `both`. Optional. */
   modality?:
     | string
     | undefined;
-  /** Distance between slot starts; defaults to `duration`. A whole number from 5 to 1440. Optional. */
+  /** Distance between slot starts; defaults to `duration`. From 5 to 1440. Optional. */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /** Slots starting sooner than this are never offered; default 0. A whole number from 0 to 525600. Optional. */
+  /** Slots starting sooner than this are never offered; default 0. From 0 to 525600. Optional. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /** Free time kept before a session; default 0. A whole number from 0 to 1440. Optional. */
+  /** Free time kept before a session; default 0. From 0 to 1440. Optional. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /** Free time kept after a session; default 0. A whole number from 0 to 1440. Optional. */
+  /** Free time kept after a session; default 0. From 0 to 1440. Optional. */
   bufferAfterMinutes?: number | undefined;
 }
 
-/** CreateServiceResponse: the output of CreateService. */
+/** The response of CreateService. */
 export interface CreateServiceResponse {
-  /** The answer: the Service. */
+  /** The service. */
   service?: Service | undefined;
 }
 
-/** ListServicesRequest: the input of ListServices. */
+/** The request of ListServices. */
 export interface ListServicesRequest {
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** A URL-safe name derived from the title, unique per provider. 1 to 200 characters. Optional. */
   slug?:
     | string
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListServicesResponse: the output of ListServices. */
+/** The response of ListServices. */
 export interface ListServicesResponse {
-  /** The answer: the ServiceList. */
+  /** The service list. */
   serviceList?: ServiceList | undefined;
 }
 
-/** GetServiceRequest: the input of GetService. */
+/** The request of GetService. */
 export interface GetServiceRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the service. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetServiceResponse: the output of GetService. */
+/** The response of GetService. */
 export interface GetServiceResponse {
-  /** The answer: the Service. */
+  /** The service. */
   service?: Service | undefined;
 }
 
-/** UpdateServiceRequest: the input of UpdateService. */
+/** The request of UpdateService. */
 export interface UpdateServiceRequest {
   /**
-   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
-   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
-   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
+   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the service. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The title. 1 to 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Session length in minutes (5..1440). A whole number from 5 to 1440. Optional. */
+  /** Session length in minutes (5..1440). From 5 to 1440. Optional. */
   duration?:
     | number
     | undefined;
-  /**
-   * In the smallest currency unit (cents); needs `currency`. null clears it. A whole number from 0 to 100000000000.
-   * Optional.
-   */
+  /** In the smallest currency unit (cents); needs `currency`. unset clears it. From 0 to 100000000000. Optional. */
   price?:
     | number
     | undefined;
-  /** ISO 4217 code; stored upper-case. null clears it (not while there is a price). Matches `^[A-Za-z]{3}$`. Optional. */
+  /**
+   * ISO 4217 code; stored upper-case. unset clears it (not while there is a price). Matches `^[A-Za-z]{3}$`.
+   * Optional.
+   */
   currency?:
     | string
     | undefined;
-  /** `virtual`, `in-person` or `both`; null clears it. One of `virtual`, `in-person`, `in_person`, `both`. Optional. */
+  /** `virtual`, `in-person` or `both`; unset clears it. One of `virtual`, `in-person`, `in_person`, `both`. Optional. */
   modality?:
     | string
     | undefined;
-  /** Distance between slot starts; null: the duration. A whole number from 5 to 1440. Optional. */
+  /** Distance between slot starts; unset: the duration. From 5 to 1440. Optional. */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /** Slots starting sooner than this are never offered. A whole number from 0 to 525600. Optional. */
+  /** Slots starting sooner than this are never offered. From 0 to 525600. Optional. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /** Free time kept before a session. A whole number from 0 to 1440. Optional. */
+  /** Free time kept before a session. From 0 to 1440. Optional. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /** Free time kept after a session. A whole number from 0 to 1440. Optional. */
+  /** Free time kept after a session. From 0 to 1440. Optional. */
   bufferAfterMinutes?: number | undefined;
 }
 
-/** UpdateServiceResponse: the output of UpdateService. */
+/** The response of UpdateService. */
 export interface UpdateServiceResponse {
-  /** The answer: the Service. */
+  /** The service. */
   service?: Service | undefined;
 }
 
-/** DeleteServiceRequest: the input of DeleteService. */
+/** The request of DeleteService. */
 export interface DeleteServiceRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the service. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** DeleteServiceResponse: the output of DeleteService. */
+/** The response of DeleteService. */
 export interface DeleteServiceResponse {
-  /** The answer: the DeletedService. */
+  /** The deleted service. */
   deletedService?: DeletedService | undefined;
 }
 
-/** ListEventTypesRequest: the input of ListEventTypes. */
+/** The request of ListEventTypes. */
 export interface ListEventTypesRequest {
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListEventTypesResponse: the output of ListEventTypes. */
+/** The response of ListEventTypes. */
 export interface ListEventTypesResponse {
-  /** The answer: the EventTypeList. */
+  /** The event type list. */
   eventTypeList?: EventTypeList | undefined;
 }
 
@@ -1525,27 +1524,15 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
   },
 };
 
-/**
- * CatalogService: Services (session types) offered by providers.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
- */
+/** Services (session types) offered by providers. Calls, metadata and errors: see the top of resources.proto. */
 export type CatalogServiceService = typeof CatalogServiceService;
 export const CatalogServiceService = {
   /**
-   * CreateService: Create a service for a provider; the slug is derived from the title and is unique per provider (a
-   * repeat is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1. Creates a session type of one
+   * Create a service for a provider; the slug is derived from the title and is unique per provider (a repeat is
+   * ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1. Creates a session type of one
    * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
    * notice and buffers, which slots and resolutions use. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
+   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createService: {
     path: "/scheduling.v1.CatalogService/CreateService" as const,
@@ -1558,8 +1545,8 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): CreateServiceResponse => CreateServiceResponse.decode(value),
   },
   /**
-   * ListServices: List services, optionally of one provider or one slug; cursor pagination. Lists the organization's
-   * services. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
+   * List services, optionally of one provider or one slug; a page at a time. Lists the organization's services.
+   * Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listServices: {
     path: "/scheduling.v1.CatalogService/ListServices" as const,
@@ -1572,8 +1559,8 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): ListServicesResponse => ListServicesResponse.decode(value),
   },
   /**
-   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
+   * Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
+   * `SERVICE_NOT_FOUND`.
    */
   getService: {
     path: "/scheduling.v1.CatalogService/GetService" as const,
@@ -1585,13 +1572,13 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): GetServiceResponse => GetServiceResponse.decode(value),
   },
   /**
-   * UpdateService: Change a service; the fields sent change, null clears price, currency or modality
-   * (slotIntervalMinutes null: the duration). A new title gives a new slug (a slug the provider already has is 409
-   * DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1 when something changed. Validated as on
+   * Change a service; the fields sent change, unset clears price, currency or modality (`slot_interval_minutes`
+   * unset: the duration). A new title gives a new slug (a slug the provider already has is ABORTED
+   * `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1 when something changed. Validated as on
    * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
-   * (400 on `providerId`). A slot interval that equalled the duration follows a new duration. Bookings already made
-   * keep their times; resolutions made afterwards use the new values. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/services/:id.
+   * (INVALID_ARGUMENT on `provider_id`). A slot interval that equalled the duration follows a new duration. Bookings
+   * already made keep their times; resolutions made afterwards use the new values. Errors beyond the common ones:
+   * NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateService: {
     path: "/scheduling.v1.CatalogService/UpdateService" as const,
@@ -1604,11 +1591,11 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): UpdateServiceResponse => UpdateServiceResponse.decode(value),
   },
   /**
-   * DeleteService: Remove a service; answers it as it was plus `deleted: true`. Afterwards it is 404 and its slug is
-   * free again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or
-   * slots, bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made
-   * keep it (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until
-   * it expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. REST: DELETE /api/v2/services/:id.
+   * Remove a service; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND and its slug is free
+   * again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or slots,
+   * bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made keep it
+   * (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until it
+   * expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   deleteService: {
     path: "/scheduling.v1.CatalogService/DeleteService" as const,
@@ -1621,9 +1608,8 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): DeleteServiceResponse => DeleteServiceResponse.decode(value),
   },
   /**
-   * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
-   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
+   * v1 view of services (`title`, `length`); a page at a time. The v1 shape of ListServices for v1 clients. Errors
+   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listEventTypes: {
     path: "/scheduling.v1.CatalogService/ListEventTypes" as const,
@@ -1640,56 +1626,55 @@ export const CatalogServiceService = {
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateService: Create a service for a provider; the slug is derived from the title and is unique per provider (a
-   * repeat is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1. Creates a session type of one
+   * Create a service for a provider; the slug is derived from the title and is unique per provider (a repeat is
+   * ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1. Creates a session type of one
    * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
    * notice and buffers, which slots and resolutions use. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
+   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createService: handleUnaryCall<CreateServiceRequest, CreateServiceResponse>;
   /**
-   * ListServices: List services, optionally of one provider or one slug; cursor pagination. Lists the organization's
-   * services. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
+   * List services, optionally of one provider or one slug; a page at a time. Lists the organization's services.
+   * Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listServices: handleUnaryCall<ListServicesRequest, ListServicesResponse>;
   /**
-   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
+   * Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
+   * `SERVICE_NOT_FOUND`.
    */
   getService: handleUnaryCall<GetServiceRequest, GetServiceResponse>;
   /**
-   * UpdateService: Change a service; the fields sent change, null clears price, currency or modality
-   * (slotIntervalMinutes null: the duration). A new title gives a new slug (a slug the provider already has is 409
-   * DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1 when something changed. Validated as on
+   * Change a service; the fields sent change, unset clears price, currency or modality (`slot_interval_minutes`
+   * unset: the duration). A new title gives a new slug (a slug the provider already has is ABORTED
+   * `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1 when something changed. Validated as on
    * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
-   * (400 on `providerId`). A slot interval that equalled the duration follows a new duration. Bookings already made
-   * keep their times; resolutions made afterwards use the new values. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/services/:id.
+   * (INVALID_ARGUMENT on `provider_id`). A slot interval that equalled the duration follows a new duration. Bookings
+   * already made keep their times; resolutions made afterwards use the new values. Errors beyond the common ones:
+   * NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateService: handleUnaryCall<UpdateServiceRequest, UpdateServiceResponse>;
   /**
-   * DeleteService: Remove a service; answers it as it was plus `deleted: true`. Afterwards it is 404 and its slug is
-   * free again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or
-   * slots, bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made
-   * keep it (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until
-   * it expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. REST: DELETE /api/v2/services/:id.
+   * Remove a service; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND and its slug is free
+   * again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or slots,
+   * bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made keep it
+   * (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until it
+   * expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   deleteService: handleUnaryCall<DeleteServiceRequest, DeleteServiceResponse>;
   /**
-   * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
-   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
+   * v1 view of services (`title`, `length`); a page at a time. The v1 shape of ListServices for v1 clients. Errors
+   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listEventTypes: handleUnaryCall<ListEventTypesRequest, ListEventTypesResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
   /**
-   * CreateService: Create a service for a provider; the slug is derived from the title and is unique per provider (a
-   * repeat is 409 DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1. Creates a session type of one
+   * Create a service for a provider; the slug is derived from the title and is unique per provider (a repeat is
+   * ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1. Creates a session type of one
    * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
    * notice and buffers, which slots and resolutions use. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/services.
+   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createService(
     request: CreateServiceRequest,
@@ -1707,8 +1692,8 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateServiceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListServices: List services, optionally of one provider or one slug; cursor pagination. Lists the organization's
-   * services. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v2/services.
+   * List services, optionally of one provider or one slug; a page at a time. Lists the organization's services.
+   * Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listServices(
     request: ListServicesRequest,
@@ -1726,8 +1711,8 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListServicesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetService: Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`. REST: GET /api/v2/services/:id.
+   * Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
+   * `SERVICE_NOT_FOUND`.
    */
   getService(
     request: GetServiceRequest,
@@ -1745,13 +1730,13 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetServiceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateService: Change a service; the fields sent change, null clears price, currency or modality
-   * (slotIntervalMinutes null: the duration). A new title gives a new slug (a slug the provider already has is 409
-   * DUPLICATE_EXTERNAL_ID with field `title`). Provider graph version +1 when something changed. Validated as on
+   * Change a service; the fields sent change, unset clears price, currency or modality (`slot_interval_minutes`
+   * unset: the duration). A new title gives a new slug (a slug the provider already has is ABORTED
+   * `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1 when something changed. Validated as on
    * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
-   * (400 on `providerId`). A slot interval that equalled the duration follows a new duration. Bookings already made
-   * keep their times; resolutions made afterwards use the new values. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH /api/v2/services/:id.
+   * (INVALID_ARGUMENT on `provider_id`). A slot interval that equalled the duration follows a new duration. Bookings
+   * already made keep their times; resolutions made afterwards use the new values. Errors beyond the common ones:
+   * NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateService(
     request: UpdateServiceRequest,
@@ -1769,11 +1754,11 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateServiceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * DeleteService: Remove a service; answers it as it was plus `deleted: true`. Afterwards it is 404 and its slug is
-   * free again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or
-   * slots, bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made
-   * keep it (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until
-   * it expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. REST: DELETE /api/v2/services/:id.
+   * Remove a service; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND and its slug is free
+   * again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or slots,
+   * bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made keep it
+   * (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until it
+   * expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   deleteService(
     request: DeleteServiceRequest,
@@ -1791,9 +1776,8 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: DeleteServiceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListEventTypes: v1 view of services (`title`, `length`) as `{data, total, hasMore, nextCursor}`; cursor
-   * pagination. The v1 shape of GET /api/v2/services for v1 clients. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v1/event-types.
+   * v1 view of services (`title`, `length`); a page at a time. The v1 shape of ListServices for v1 clients. Errors
+   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listEventTypes(
     request: ListEventTypesRequest,

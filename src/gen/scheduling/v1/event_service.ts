@@ -25,7 +25,7 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/event_service.proto";
 
-/** ListEventsRequest: the input of ListEvents. */
+/** The request of ListEvents. */
 export interface ListEventsRequest {
   /**
    * Only events of this type. One of `professional.created`, `professional.updated`, `provider_import.completed`,
@@ -36,58 +36,58 @@ export interface ListEventsRequest {
   type?:
     | string
     | undefined;
-  /** Only events created at or after this instant (events are kept 30 days). An instant. Optional. */
+  /** Only events created at or after this instant (events are kept 30 days). Optional. */
   since?:
     | Date
     | undefined;
   /**
    * Only events caused with keys of this mode. Webhooks deliver only live events; test events are listed too unless
-   * `mode=live`. One of `live`, `test`. Optional.
+   * `mode=live`. Optional.
    */
   keyMode?:
     | KeyMode
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListEventsResponse: the output of ListEvents. */
+/** The response of ListEvents. */
 export interface ListEventsResponse {
   /** The items of this page. */
   data?:
     | Event[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetEventRequest: the input of GetEvent. */
+/** The request of GetEvent. */
 export interface GetEventRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the event. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetEventResponse: the output of GetEvent. */
+/** The response of GetEvent. */
 export interface GetEventResponse {
-  /** The answer: the Event. */
+  /** The event. */
   event?: Event | undefined;
 }
 
@@ -507,27 +507,17 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
 };
 
 /**
- * EventService: The organization's events of the last 30 days, each the envelope its webhook deliveries carry
- * (CONTRACT part 8).
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * The organization's events of the last 30 days, each the envelope its webhook deliveries carry (CONTRACT part 8).
+ * Calls, metadata and errors: see the top of resources.proto.
  */
 export type EventServiceService = typeof EventServiceService;
 export const EventServiceService = {
   /**
-   * ListEvents: List the organization’s events of the last 30 days newest first as `{data, hasMore, nextCursor}`,
-   * optionally of one `type`, from `since` on, or of one key `mode`; each item is exactly the envelope a webhook
-   * delivery of it carries. Reconciliation for webhook consumers: read what was emitted while a receiver was down,
-   * deduplicating on the event `id` (the `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys
-   * both read every event of their organization. Errors: the common ones. REST: GET /api/v2/events.
+   * List the organization’s events of the last 30 days newest first, optionally of one `type`, from `since` on, or of
+   * one key `key_mode`; each item is exactly the envelope a webhook delivery of it carries. Reconciliation for
+   * webhook consumers: read what was emitted while a receiver was down, deduplicating on the event `id` (the
+   * `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys both read every event of their
+   * organization.
    */
   listEvents: {
     path: "/scheduling.v1.EventService/ListEvents" as const,
@@ -539,9 +529,9 @@ export const EventServiceService = {
     responseDeserialize: (value: Buffer): ListEventsResponse => ListEventsResponse.decode(value),
   },
   /**
-   * GetEvent: Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id;
-   * 404 EVENT_NOT_FOUND when no event has the id or it is older than 30 days, 403 FORBIDDEN when it belongs to
-   * another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`. REST: GET /api/v2/events/:id.
+   * Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id; NOT_FOUND
+   * `EVENT_NOT_FOUND` when no event has the id or it is older than 30 days, PERMISSION_DENIED `FORBIDDEN` when it
+   * belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`.
    */
   getEvent: {
     path: "/scheduling.v1.EventService/GetEvent" as const,
@@ -556,28 +546,28 @@ export const EventServiceService = {
 
 export interface EventServiceServer extends UntypedServiceImplementation {
   /**
-   * ListEvents: List the organization’s events of the last 30 days newest first as `{data, hasMore, nextCursor}`,
-   * optionally of one `type`, from `since` on, or of one key `mode`; each item is exactly the envelope a webhook
-   * delivery of it carries. Reconciliation for webhook consumers: read what was emitted while a receiver was down,
-   * deduplicating on the event `id` (the `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys
-   * both read every event of their organization. Errors: the common ones. REST: GET /api/v2/events.
+   * List the organization’s events of the last 30 days newest first, optionally of one `type`, from `since` on, or of
+   * one key `key_mode`; each item is exactly the envelope a webhook delivery of it carries. Reconciliation for
+   * webhook consumers: read what was emitted while a receiver was down, deduplicating on the event `id` (the
+   * `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys both read every event of their
+   * organization.
    */
   listEvents: handleUnaryCall<ListEventsRequest, ListEventsResponse>;
   /**
-   * GetEvent: Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id;
-   * 404 EVENT_NOT_FOUND when no event has the id or it is older than 30 days, 403 FORBIDDEN when it belongs to
-   * another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`. REST: GET /api/v2/events/:id.
+   * Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id; NOT_FOUND
+   * `EVENT_NOT_FOUND` when no event has the id or it is older than 30 days, PERMISSION_DENIED `FORBIDDEN` when it
+   * belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`.
    */
   getEvent: handleUnaryCall<GetEventRequest, GetEventResponse>;
 }
 
 export interface EventServiceClient extends Client {
   /**
-   * ListEvents: List the organization’s events of the last 30 days newest first as `{data, hasMore, nextCursor}`,
-   * optionally of one `type`, from `since` on, or of one key `mode`; each item is exactly the envelope a webhook
-   * delivery of it carries. Reconciliation for webhook consumers: read what was emitted while a receiver was down,
-   * deduplicating on the event `id` (the `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys
-   * both read every event of their organization. Errors: the common ones. REST: GET /api/v2/events.
+   * List the organization’s events of the last 30 days newest first, optionally of one `type`, from `since` on, or of
+   * one key `key_mode`; each item is exactly the envelope a webhook delivery of it carries. Reconciliation for
+   * webhook consumers: read what was emitted while a receiver was down, deduplicating on the event `id` (the
+   * `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys both read every event of their
+   * organization.
    */
   listEvents(
     request: ListEventsRequest,
@@ -595,9 +585,9 @@ export interface EventServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListEventsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetEvent: Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id;
-   * 404 EVENT_NOT_FOUND when no event has the id or it is older than 30 days, 403 FORBIDDEN when it belongs to
-   * another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`. REST: GET /api/v2/events/:id.
+   * Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id; NOT_FOUND
+   * `EVENT_NOT_FOUND` when no event has the id or it is older than 30 days, PERMISSION_DENIED `FORBIDDEN` when it
+   * belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`.
    */
   getEvent(
     request: GetEventRequest,

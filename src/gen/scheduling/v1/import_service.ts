@@ -32,69 +32,66 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/import_service.proto";
 
-/** CreateProviderImportRequest: the input of CreateProviderImport. */
+/** The request of CreateProviderImport. */
 export interface CreateProviderImportRequest {
-  /** One of `upsert`, `create_only`, `update_only`. Optional. */
+  /** The import mode. Optional. */
   importMode?:
     | ImportMode
     | undefined;
-  /** True or false. Optional. */
+  /** Dry run. Optional. */
   dryRun?:
     | boolean
     | undefined;
-  /** True or false. Optional. */
+  /** Deactivate missing. Optional. */
   deactivateMissing?:
     | boolean
     | undefined;
   /**
-   * The providers to import, each a JSON object as the REST body of POST /api/v2/providers spells it (camelCase
-   * members, `verifiedAt` as sent); a row whose externalId exists needs only externalId and is applied like PATCH
-   * /api/v2/providers/:id. Rows are free-form here and validated one by one when the job runs, with the REST rules: a
-   * bad row (even one that is no object) is listed in the job's `errors` and the others are imported. Required over
-   * REST; at most 500. Free-form JSON.
+   * The providers to import, each a JSON object in the JSON form of CreateProvider's fields (camelCase members,
+   * `verified_at` as sent); a row whose externalId exists needs only externalId and is applied like UpdateProvider.
+   * Rows are free-form here and validated one by one when the job runs, with the rules of CreateProvider: a bad row
+   * (even one that is no object) is listed in the job's `errors` and the others are imported. At most 500. Free-form
+   * JSON.
    */
   providerRowValues?: any[] | undefined;
 }
 
-/** CreateProviderImportResponse: the output of CreateProviderImport. */
+/** The response of CreateProviderImport. */
 export interface CreateProviderImportResponse {
-  /** The answer: the ProviderImportAccepted. */
+  /** The provider import accepted. */
   providerImportAccepted?: ProviderImportAccepted | undefined;
 }
 
-/** GetProviderImportRequest: the input of GetProviderImport. */
+/** The request of GetProviderImport. */
 export interface GetProviderImportRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the import. 1 to 200 characters. Required. */
   importId?: string | undefined;
 }
 
-/** GetProviderImportResponse: the output of GetProviderImport. */
+/** The response of GetProviderImport. */
 export interface GetProviderImportResponse {
-  /** The answer: the ProviderImport. */
+  /** The provider import. */
   providerImport?: ProviderImport | undefined;
 }
 
-/** ListProviderImportsRequest: the input of ListProviderImports. */
+/** The request of ListProviderImports. */
 export interface ListProviderImportsRequest {
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the import. 1 to 200 characters. Optional. */
   importId?:
     | string
     | undefined;
-  /**
-   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListProviderImportsResponse: the output of ListProviderImports. */
+/** The response of ListProviderImports. */
 export interface ListProviderImportsResponse {
   /**
    * The answer, exactly one of: the job named by `import_id` (`provider_import`), or without it a page of jobs,
@@ -110,21 +107,21 @@ export interface ListProviderImportsResponse {
     | undefined;
 }
 
-/** The `page` object. */
+/** The page. */
 export interface ListProviderImportsResponse_Page {
   /** The items of this page. */
   data?:
     | ProviderImport[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
@@ -841,27 +838,15 @@ export const ListProviderImportsResponse_Page: MessageFns<ListProviderImportsRes
   },
 };
 
-/**
- * ImportService: Asynchronous bulk provider imports.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
- */
+/** Asynchronous bulk provider imports. Calls, metadata and errors: see the top of resources.proto. */
 export type ImportServiceService = typeof ImportServiceService;
 export const ImportServiceService = {
   /**
-   * CreateProviderImport: Submit up to 500 providers for asynchronous import (platform key). Queues an import job and
-   * answers 202 with its id at once; rows are validated and applied by a worker in one transaction (`dryRun` rolls it
-   * back and only reports). Mode `upsert` (default), `create_only` or `update_only`; `deactivateMissing` deactivates
-   * providers absent from the batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT
-   * `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
+   * Submit up to 500 providers for asynchronous import. Queues an import job and answers with its id at once; rows
+   * are validated and applied by a worker in one transaction (`dry_run` rolls it back and only reports). Mode
+   * `upsert` (default), `create_only` or `update_only`; `deactivate_missing` deactivates providers absent from the
+   * batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`,
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createProviderImport: {
     path: "/scheduling.v1.ImportService/CreateProviderImport" as const,
@@ -875,9 +860,9 @@ export const ImportServiceService = {
     responseDeserialize: (value: Buffer): CreateProviderImportResponse => CreateProviderImportResponse.decode(value),
   },
   /**
-   * GetProviderImport: Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until
-   * `status` is `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones:
-   * NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
+   * Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until `status` is
+   * `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones: NOT_FOUND
+   * `IMPORT_NOT_FOUND`.
    */
   getProviderImport: {
     path: "/scheduling.v1.ImportService/GetProviderImport" as const,
@@ -891,9 +876,9 @@ export const ImportServiceService = {
     responseDeserialize: (value: Buffer): GetProviderImportResponse => GetProviderImportResponse.decode(value),
   },
   /**
-   * ListProviderImports: With importId: that job; without: the jobs, newest first. Lists the organization's import
-   * jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown). Errors beyond the
-   * common ones: NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
+   * With `import_id`: that job; without: the jobs, newest first. Lists the organization's import jobs, or answers one
+   * job when `import_id` is given (NOT_FOUND `IMPORT_NOT_FOUND` when it is unknown). Errors beyond the common ones:
+   * NOT_FOUND `IMPORT_NOT_FOUND`.
    */
   listProviderImports: {
     path: "/scheduling.v1.ImportService/ListProviderImports" as const,
@@ -910,34 +895,34 @@ export const ImportServiceService = {
 
 export interface ImportServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateProviderImport: Submit up to 500 providers for asynchronous import (platform key). Queues an import job and
-   * answers 202 with its id at once; rows are validated and applied by a worker in one transaction (`dryRun` rolls it
-   * back and only reports). Mode `upsert` (default), `create_only` or `update_only`; `deactivateMissing` deactivates
-   * providers absent from the batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT
-   * `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
+   * Submit up to 500 providers for asynchronous import. Queues an import job and answers with its id at once; rows
+   * are validated and applied by a worker in one transaction (`dry_run` rolls it back and only reports). Mode
+   * `upsert` (default), `create_only` or `update_only`; `deactivate_missing` deactivates providers absent from the
+   * batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`,
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createProviderImport: handleUnaryCall<CreateProviderImportRequest, CreateProviderImportResponse>;
   /**
-   * GetProviderImport: Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until
-   * `status` is `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones:
-   * NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
+   * Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until `status` is
+   * `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones: NOT_FOUND
+   * `IMPORT_NOT_FOUND`.
    */
   getProviderImport: handleUnaryCall<GetProviderImportRequest, GetProviderImportResponse>;
   /**
-   * ListProviderImports: With importId: that job; without: the jobs, newest first. Lists the organization's import
-   * jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown). Errors beyond the
-   * common ones: NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
+   * With `import_id`: that job; without: the jobs, newest first. Lists the organization's import jobs, or answers one
+   * job when `import_id` is given (NOT_FOUND `IMPORT_NOT_FOUND` when it is unknown). Errors beyond the common ones:
+   * NOT_FOUND `IMPORT_NOT_FOUND`.
    */
   listProviderImports: handleUnaryCall<ListProviderImportsRequest, ListProviderImportsResponse>;
 }
 
 export interface ImportServiceClient extends Client {
   /**
-   * CreateProviderImport: Submit up to 500 providers for asynchronous import (platform key). Queues an import job and
-   * answers 202 with its id at once; rows are validated and applied by a worker in one transaction (`dryRun` rolls it
-   * back and only reports). Mode `upsert` (default), `create_only` or `update_only`; `deactivateMissing` deactivates
-   * providers absent from the batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT
-   * `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/provider-imports.
+   * Submit up to 500 providers for asynchronous import. Queues an import job and answers with its id at once; rows
+   * are validated and applied by a worker in one transaction (`dry_run` rolls it back and only reports). Mode
+   * `upsert` (default), `create_only` or `update_only`; `deactivate_missing` deactivates providers absent from the
+   * batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`,
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createProviderImport(
     request: CreateProviderImportRequest,
@@ -955,9 +940,9 @@ export interface ImportServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateProviderImportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetProviderImport: Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until
-   * `status` is `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones:
-   * NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports/:importId.
+   * Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until `status` is
+   * `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones: NOT_FOUND
+   * `IMPORT_NOT_FOUND`.
    */
   getProviderImport(
     request: GetProviderImportRequest,
@@ -975,9 +960,9 @@ export interface ImportServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetProviderImportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListProviderImports: With importId: that job; without: the jobs, newest first. Lists the organization's import
-   * jobs, or answers one job when `importId` is given (404 IMPORT_NOT_FOUND when it is unknown). Errors beyond the
-   * common ones: NOT_FOUND `IMPORT_NOT_FOUND`. REST: GET /api/v2/provider-imports.
+   * With `import_id`: that job; without: the jobs, newest first. Lists the organization's import jobs, or answers one
+   * job when `import_id` is given (NOT_FOUND `IMPORT_NOT_FOUND` when it is unknown). Errors beyond the common ones:
+   * NOT_FOUND `IMPORT_NOT_FOUND`.
    */
   listProviderImports(
     request: ListProviderImportsRequest,

@@ -34,57 +34,57 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/inspector_service.proto";
 
-/** ListMachinesRequest: the input of ListMachines. */
+/** The request of ListMachines. */
 export interface ListMachinesRequest {
 }
 
-/** ListMachinesResponse: the output of ListMachines. */
+/** The response of ListMachines. */
 export interface ListMachinesResponse {
-  /** The answer: the MachineCatalogue. */
+  /** The machine catalogue. */
   machineCatalogue?: MachineCatalogue | undefined;
 }
 
-/** GetMachineRequest: the input of GetMachine. */
+/** The request of GetMachine. */
 export interface GetMachineRequest {
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
+  /** The machine name. Required. */
   machineName?: MachineName | undefined;
 }
 
-/** GetMachineResponse: the output of GetMachine. */
+/** The response of GetMachine. */
 export interface GetMachineResponse {
-  /** The answer: the Machine. */
+  /** The machine. */
   machine?: Machine | undefined;
 }
 
-/** GetActorRequest: the input of GetActor. */
+/** The request of GetActor. */
 export interface GetActorRequest {
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
+  /** The machine name. Required. */
   machineName?:
     | MachineName
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the actor. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetActorResponse: the output of GetActor. */
+/** The response of GetActor. */
 export interface GetActorResponse {
-  /** The answer: the ActorView. */
+  /** The actor view. */
   actorView?: ActorView | undefined;
 }
 
-/** WatchActorRequest: the input of WatchActor. */
+/** The request of WatchActor. */
 export interface WatchActorRequest {
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. Required. */
+  /** The machine name. Required. */
   machineName?:
     | MachineName
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the actor. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** WatchActorResponse: the output of WatchActor. */
+/** The response of WatchActor. */
 export interface WatchActorResponse {
-  /** The answer: the ActorView. */
+  /** The actor view. */
   actorView?: ActorView | undefined;
 }
 
@@ -686,25 +686,15 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
 };
 
 /**
- * InspectorService: Read-only views of the state machines and of their actors, for developers.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * Read-only views of the state machines and of their actors, for developers. Calls, metadata and errors: see the top
+ * of resources.proto.
  */
 export type InspectorServiceService = typeof InspectorServiceService;
 export const InspectorServiceService = {
   /**
-   * ListMachines: The machines the service runs (resolution, hold, booking), read from their definitions: version,
-   * states, events, transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue
-   * for drawing and inspection; the same for every organization. Any API key. Errors: the common ones. REST: GET
-   * /api/v2/inspector/machines.
+   * The machines the service runs (resolution, hold, booking), read from their definitions: version, states, events,
+   * transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue for drawing and
+   * inspection; the same for every organization. Any API key.
    */
   listMachines: {
     path: "/scheduling.v1.InspectorService/ListMachines" as const,
@@ -716,10 +706,7 @@ export const InspectorServiceService = {
       Buffer.from(ListMachinesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListMachinesResponse => ListMachinesResponse.decode(value),
   },
-  /**
-   * GetMachine: One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. Errors: the
-   * common ones. REST: GET /api/v2/inspector/machines/:machine.
-   */
+  /** One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. */
   getMachine: {
     path: "/scheduling.v1.InspectorService/GetMachine" as const,
     requestStream: false as const,
@@ -730,11 +717,11 @@ export const InspectorServiceService = {
     responseDeserialize: (value: Buffer): GetMachineResponse => GetMachineResponse.decode(value),
   },
   /**
-   * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
-   * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
-   * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
-   * inspector draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id.
+   * One resolution, hold or booking actor of the organization: current state, persisted snapshot and revision, event
+   * history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the actor
+   * has expired from the store. Answers the live view of one actor of the caller's organization, as the inspector
+   * draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
+   * `BOOKING_NOT_FOUND`.
    */
   getActor: {
     path: "/scheduling.v1.InspectorService/GetActor" as const,
@@ -746,13 +733,9 @@ export const InspectorServiceService = {
     responseDeserialize: (value: Buffer): GetActorResponse => GetActorResponse.decode(value),
   },
   /**
-   * WatchActor: Follow one actor live as Server-Sent Events: an `actor` event with the GET
-   * /api/v2/inspector/actors/:kind/:id view at once, then one each time the actor changes (at most ~250 ms behind),
-   * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
-   * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
-   * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
-   * changes. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
-   * `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id/stream.
+   * Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms
+   * behind). The stream ends with NOT_FOUND if the actor expires while followed. Errors beyond the common ones:
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   watchActor: {
     path: "/scheduling.v1.InspectorService/WatchActor" as const,
@@ -767,43 +750,34 @@ export const InspectorServiceService = {
 
 export interface InspectorServiceServer extends UntypedServiceImplementation {
   /**
-   * ListMachines: The machines the service runs (resolution, hold, booking), read from their definitions: version,
-   * states, events, transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue
-   * for drawing and inspection; the same for every organization. Any API key. Errors: the common ones. REST: GET
-   * /api/v2/inspector/machines.
+   * The machines the service runs (resolution, hold, booking), read from their definitions: version, states, events,
+   * transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue for drawing and
+   * inspection; the same for every organization. Any API key.
    */
   listMachines: handleUnaryCall<ListMachinesRequest, ListMachinesResponse>;
-  /**
-   * GetMachine: One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. Errors: the
-   * common ones. REST: GET /api/v2/inspector/machines/:machine.
-   */
+  /** One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. */
   getMachine: handleUnaryCall<GetMachineRequest, GetMachineResponse>;
   /**
-   * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
-   * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
-   * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
-   * inspector draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id.
+   * One resolution, hold or booking actor of the organization: current state, persisted snapshot and revision, event
+   * history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the actor
+   * has expired from the store. Answers the live view of one actor of the caller's organization, as the inspector
+   * draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
+   * `BOOKING_NOT_FOUND`.
    */
   getActor: handleUnaryCall<GetActorRequest, GetActorResponse>;
   /**
-   * WatchActor: Follow one actor live as Server-Sent Events: an `actor` event with the GET
-   * /api/v2/inspector/actors/:kind/:id view at once, then one each time the actor changes (at most ~250 ms behind),
-   * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
-   * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
-   * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
-   * changes. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
-   * `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id/stream.
+   * Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms
+   * behind). The stream ends with NOT_FOUND if the actor expires while followed. Errors beyond the common ones:
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   watchActor: handleServerStreamingCall<WatchActorRequest, WatchActorResponse>;
 }
 
 export interface InspectorServiceClient extends Client {
   /**
-   * ListMachines: The machines the service runs (resolution, hold, booking), read from their definitions: version,
-   * states, events, transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue
-   * for drawing and inspection; the same for every organization. Any API key. Errors: the common ones. REST: GET
-   * /api/v2/inspector/machines.
+   * The machines the service runs (resolution, hold, booking), read from their definitions: version, states, events,
+   * transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue for drawing and
+   * inspection; the same for every organization. Any API key.
    */
   listMachines(
     request: ListMachinesRequest,
@@ -820,10 +794,7 @@ export interface InspectorServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListMachinesResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * GetMachine: One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. Errors: the
-   * common ones. REST: GET /api/v2/inspector/machines/:machine.
-   */
+  /** One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. */
   getMachine(
     request: GetMachineRequest,
     callback: (error: ServiceError | null, response: GetMachineResponse) => void,
@@ -840,11 +811,11 @@ export interface InspectorServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetMachineResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetActor: One resolution, hold or booking actor of the organization: current state, persisted snapshot and
-   * revision, event history with who caused each step, durable timers, and the transitions taken, numbered. 404 once
-   * the actor has expired from the store. Answers the live view of one actor of the caller's organization, as the
-   * inspector draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * NOT_FOUND `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id.
+   * One resolution, hold or booking actor of the organization: current state, persisted snapshot and revision, event
+   * history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the actor
+   * has expired from the store. Answers the live view of one actor of the caller's organization, as the inspector
+   * draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
+   * `BOOKING_NOT_FOUND`.
    */
   getActor(
     request: GetActorRequest,
@@ -862,13 +833,9 @@ export interface InspectorServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetActorResponse) => void,
   ): ClientUnaryCall;
   /**
-   * WatchActor: Follow one actor live as Server-Sent Events: an `actor` event with the GET
-   * /api/v2/inspector/actors/:kind/:id view at once, then one each time the actor changes (at most ~250 ms behind),
-   * and a `: keepalive` comment every 15 s. Refusals (403, 404, 400) are ordinary JSON error answers; an `error`
-   * event carrying the error envelope ends the stream if the actor expires while followed. Read it with fetch()
-   * (EventSource cannot send Authorization). Streams the actor view of GET /api/v2/inspector/actors/:kind/:id as it
-   * changes. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
-   * `BOOKING_NOT_FOUND`. REST: GET /api/v2/inspector/actors/:kind/:id/stream.
+   * Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms
+   * behind). The stream ends with NOT_FOUND if the actor expires while followed. Errors beyond the common ones:
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   watchActor(request: WatchActorRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchActorResponse>;
   watchActor(

@@ -25,13 +25,13 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/organization_service.proto";
 
-/** CreateOrganizationRequest: the input of CreateOrganization. */
+/** The request of CreateOrganization. */
 export interface CreateOrganizationRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id the caller's own system gives it. 1 to 200 characters. Required. */
   externalId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
@@ -39,85 +39,81 @@ export interface CreateOrganizationRequest {
   settings?: OrganizationSettings | undefined;
 }
 
-/** CreateOrganizationResponse: the output of CreateOrganization. */
+/** The response of CreateOrganization. */
 export interface CreateOrganizationResponse {
-  /** The answer: the Organization. */
+  /** The organization. */
   organization?: Organization | undefined;
 }
 
-/** ListOrganizationsRequest: the input of ListOrganizations. */
+/** The request of ListOrganizations. */
 export interface ListOrganizationsRequest {
-  /**
-   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListOrganizationsResponse: the output of ListOrganizations. */
+/** The response of ListOrganizations. */
 export interface ListOrganizationsResponse {
   /** The items of this page. */
   data?:
     | Organization[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetOrganizationRequest: the input of GetOrganization. */
+/** The request of GetOrganization. */
 export interface GetOrganizationRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the organization. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetOrganizationResponse: the output of GetOrganization. */
+/** The response of GetOrganization. */
 export interface GetOrganizationResponse {
-  /** The answer: the Organization. */
+  /** The organization. */
   organization?: Organization | undefined;
 }
 
-/** GetOrganizationOverviewRequest: the input of GetOrganizationOverview. */
+/** The request of GetOrganizationOverview. */
 export interface GetOrganizationOverviewRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the organization. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetOrganizationOverviewResponse: the output of GetOrganizationOverview. */
+/** The response of GetOrganizationOverview. */
 export interface GetOrganizationOverviewResponse {
-  /** The answer: the OrganizationOverview. */
+  /** The organization overview. */
   organizationOverview?: OrganizationOverview | undefined;
 }
 
-/** UpdateOrganizationRequest: the input of UpdateOrganization. */
+/** The request of UpdateOrganization. */
 export interface UpdateOrganizationRequest {
   /**
-   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
-   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
-   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
+   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the organization. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The name. 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
@@ -125,9 +121,9 @@ export interface UpdateOrganizationRequest {
   settings?: OrganizationSettings | undefined;
 }
 
-/** UpdateOrganizationResponse: the output of UpdateOrganization. */
+/** The response of UpdateOrganization. */
 export interface UpdateOrganizationResponse {
-  /** The answer: the Organization. */
+  /** The organization. */
   organization?: Organization | undefined;
 }
 
@@ -1000,26 +996,14 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
   },
 };
 
-/**
- * OrganizationService: Organizations of a platform account.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
- */
+/** Organizations of a platform account. Calls, metadata and errors: see the top of resources.proto. */
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {
   /**
-   * CreateOrganization: Create an organization (platform key). Creates an organization in the caller's platform with
-   * its settings (plan `free`, allowUnverifiable false and no timezone unless given). externalId is unique per
-   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`,
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
+   * Create an organization. Creates an organization in the caller's platform with its settings (plan `free`,
+   * allowUnverifiable false and no timezone unless given). `external_id` is unique per platform: a repeat is ABORTED.
+   * Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`.
    */
   createOrganization: {
     path: "/scheduling.v1.OrganizationService/CreateOrganization" as const,
@@ -1033,9 +1017,8 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): CreateOrganizationResponse => CreateOrganizationResponse.decode(value),
   },
   /**
-   * ListOrganizations: List the organizations the key may see. Lists organizations in id order with cursor
-   * pagination. Any API key: a platform key sees its platform's organizations, an organization key its own. Errors:
-   * the common ones. REST: GET /api/v2/organizations.
+   * List the organizations the key may see. Lists organizations in id order a page at a time. Any API key: a platform
+   * key sees its platform's organizations, an organization key its own.
    */
   listOrganizations: {
     path: "/scheduling.v1.OrganizationService/ListOrganizations" as const,
@@ -1049,9 +1032,9 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): ListOrganizationsResponse => ListOrganizationsResponse.decode(value),
   },
   /**
-   * GetOrganization: Read an organization. Answers one organization with its settings and provider graph version. Any
-   * API key of the organization's platform; an organization key only for its own organization (else 403 FORBIDDEN).
-   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
+   * Read an organization. Answers one organization with its settings and provider graph version. Any API key of the
+   * organization's platform; an organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`).
+   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganization: {
     path: "/scheduling.v1.OrganizationService/GetOrganization" as const,
@@ -1065,12 +1048,11 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): GetOrganizationResponse => GetOrganizationResponse.decode(value),
   },
   /**
-   * GetOrganizationOverview: An organization with counts of what it holds (providers, services, bookings by status,
-   * resolutions of the last 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit
-   * events), for the console. Visible as GET /api/v2/organizations/:id is. Answers the organization and live counts
-   * of what it holds, computed when asked (`generatedAt`). Any API key of the organization's platform; an
-   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones: NOT_FOUND
-   * `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id/overview.
+   * An organization with counts of what it holds (providers, services, bookings by status, resolutions of the last 24
+   * hours, active holds, open manual-review entries, webhook deliveries by status, audit events), for the console.
+   * Visible as GetOrganization is. Answers the organization and live counts of what it holds, computed when asked
+   * (`generated_at`). Any API key of the organization's platform; an organization key only for its own organization
+   * (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganizationOverview: {
     path: "/scheduling.v1.OrganizationService/GetOrganizationOverview" as const,
@@ -1085,10 +1067,9 @@ export const OrganizationServiceService = {
       GetOrganizationOverviewResponse.decode(value),
   },
   /**
-   * UpdateOrganization: Update an organization’s name and settings (platform key). Changes the name and merges the
-   * given settings into the organization's settings; other fields stay. Platform keys only. Errors beyond the common
-   * ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: PATCH
-   * /api/v2/organizations/:id.
+   * Update an organization’s name and settings. Changes the name and merges the given settings into the
+   * organization's settings; other fields stay. Platform keys only. Errors beyond the common ones: NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   updateOrganization: {
     path: "/scheduling.v1.OrganizationService/UpdateOrganization" as const,
@@ -1105,48 +1086,45 @@ export const OrganizationServiceService = {
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateOrganization: Create an organization (platform key). Creates an organization in the caller's platform with
-   * its settings (plan `free`, allowUnverifiable false and no timezone unless given). externalId is unique per
-   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`,
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
+   * Create an organization. Creates an organization in the caller's platform with its settings (plan `free`,
+   * allowUnverifiable false and no timezone unless given). `external_id` is unique per platform: a repeat is ABORTED.
+   * Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`.
    */
   createOrganization: handleUnaryCall<CreateOrganizationRequest, CreateOrganizationResponse>;
   /**
-   * ListOrganizations: List the organizations the key may see. Lists organizations in id order with cursor
-   * pagination. Any API key: a platform key sees its platform's organizations, an organization key its own. Errors:
-   * the common ones. REST: GET /api/v2/organizations.
+   * List the organizations the key may see. Lists organizations in id order a page at a time. Any API key: a platform
+   * key sees its platform's organizations, an organization key its own.
    */
   listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
   /**
-   * GetOrganization: Read an organization. Answers one organization with its settings and provider graph version. Any
-   * API key of the organization's platform; an organization key only for its own organization (else 403 FORBIDDEN).
-   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
+   * Read an organization. Answers one organization with its settings and provider graph version. Any API key of the
+   * organization's platform; an organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`).
+   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganization: handleUnaryCall<GetOrganizationRequest, GetOrganizationResponse>;
   /**
-   * GetOrganizationOverview: An organization with counts of what it holds (providers, services, bookings by status,
-   * resolutions of the last 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit
-   * events), for the console. Visible as GET /api/v2/organizations/:id is. Answers the organization and live counts
-   * of what it holds, computed when asked (`generatedAt`). Any API key of the organization's platform; an
-   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones: NOT_FOUND
-   * `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id/overview.
+   * An organization with counts of what it holds (providers, services, bookings by status, resolutions of the last 24
+   * hours, active holds, open manual-review entries, webhook deliveries by status, audit events), for the console.
+   * Visible as GetOrganization is. Answers the organization and live counts of what it holds, computed when asked
+   * (`generated_at`). Any API key of the organization's platform; an organization key only for its own organization
+   * (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganizationOverview: handleUnaryCall<GetOrganizationOverviewRequest, GetOrganizationOverviewResponse>;
   /**
-   * UpdateOrganization: Update an organization’s name and settings (platform key). Changes the name and merges the
-   * given settings into the organization's settings; other fields stay. Platform keys only. Errors beyond the common
-   * ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: PATCH
-   * /api/v2/organizations/:id.
+   * Update an organization’s name and settings. Changes the name and merges the given settings into the
+   * organization's settings; other fields stay. Platform keys only. Errors beyond the common ones: NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
 }
 
 export interface OrganizationServiceClient extends Client {
   /**
-   * CreateOrganization: Create an organization (platform key). Creates an organization in the caller's platform with
-   * its settings (plan `free`, allowUnverifiable false and no timezone unless given). externalId is unique per
-   * platform: a repeat is 409. Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`,
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: POST /api/v2/organizations.
+   * Create an organization. Creates an organization in the caller's platform with its settings (plan `free`,
+   * allowUnverifiable false and no timezone unless given). `external_id` is unique per platform: a repeat is ABORTED.
+   * Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`.
    */
   createOrganization(
     request: CreateOrganizationRequest,
@@ -1164,9 +1142,8 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListOrganizations: List the organizations the key may see. Lists organizations in id order with cursor
-   * pagination. Any API key: a platform key sees its platform's organizations, an organization key its own. Errors:
-   * the common ones. REST: GET /api/v2/organizations.
+   * List the organizations the key may see. Lists organizations in id order a page at a time. Any API key: a platform
+   * key sees its platform's organizations, an organization key its own.
    */
   listOrganizations(
     request: ListOrganizationsRequest,
@@ -1184,9 +1161,9 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetOrganization: Read an organization. Answers one organization with its settings and provider graph version. Any
-   * API key of the organization's platform; an organization key only for its own organization (else 403 FORBIDDEN).
-   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id.
+   * Read an organization. Answers one organization with its settings and provider graph version. Any API key of the
+   * organization's platform; an organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`).
+   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganization(
     request: GetOrganizationRequest,
@@ -1204,12 +1181,11 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetOrganizationOverview: An organization with counts of what it holds (providers, services, bookings by status,
-   * resolutions of the last 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit
-   * events), for the console. Visible as GET /api/v2/organizations/:id is. Answers the organization and live counts
-   * of what it holds, computed when asked (`generatedAt`). Any API key of the organization's platform; an
-   * organization key only for its own organization (else 403 FORBIDDEN). Errors beyond the common ones: NOT_FOUND
-   * `ORGANIZATION_NOT_FOUND`. REST: GET /api/v2/organizations/:id/overview.
+   * An organization with counts of what it holds (providers, services, bookings by status, resolutions of the last 24
+   * hours, active holds, open manual-review entries, webhook deliveries by status, audit events), for the console.
+   * Visible as GetOrganization is. Answers the organization and live counts of what it holds, computed when asked
+   * (`generated_at`). Any API key of the organization's platform; an organization key only for its own organization
+   * (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganizationOverview(
     request: GetOrganizationOverviewRequest,
@@ -1227,10 +1203,9 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetOrganizationOverviewResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateOrganization: Update an organization’s name and settings (platform key). Changes the name and merges the
-   * given settings into the organization's settings; other fields stay. Platform keys only. Errors beyond the common
-   * ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`. REST: PATCH
-   * /api/v2/organizations/:id.
+   * Update an organization’s name and settings. Changes the name and merges the given settings into the
+   * organization's settings; other fields stay. Platform keys only. Errors beyond the common ones: NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   updateOrganization(
     request: UpdateOrganizationRequest,

@@ -34,57 +34,57 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/provider_service.proto";
 
-/** CreateProviderRequest: the input of CreateProvider. */
+/** The request of CreateProvider. */
 export interface CreateProviderRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id the caller's own system gives it. 1 to 200 characters. Required. */
   externalId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The name to show. 1 to 200 characters. Required. */
   displayName?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Optional. */
+  /** An e-mail address. At most 1000 characters. Optional. */
   email?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended`. Optional. */
+  /** The provider status. Optional. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** True or false. Optional. */
+  /** Searchable. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The profession code. At most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The profession. At most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The specialty codes. At most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The language codes. At most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The modality codes. At most 200 characters. At most 100 items. Optional. */
   modalityCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The service region codes. At most 200 characters. At most 100 items. Optional. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The insurance plan codes. At most 200 characters. At most 100 items. Optional. */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The age group codes. At most 200 characters. At most 100 items. Optional. */
   ageGroupCodes?:
     | string[]
     | undefined;
@@ -92,51 +92,51 @@ export interface CreateProviderRequest {
   licenseRecords?:
     | LicenseRecordInput[]
     | undefined;
-  /** True or false. Optional. */
+  /** Accepts new clients. Optional. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. */
+  /** The bio. At most 5000 characters. Optional. */
   bio?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The username. At most 200 characters. Optional. */
   username?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. */
+  /** The location. At most 1000 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. */
+  /** The panel capacity. From 0 to 1000000. Optional. */
   panelCapacity?:
     | number
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. */
+  /** The panel current count. From 0 to 1000000. Optional. */
   panelCurrentCount?: number | undefined;
 }
 
-/** CreateProviderResponse: the output of CreateProvider. */
+/** The response of CreateProvider. */
 export interface CreateProviderResponse {
-  /** The answer: the Provider. */
+  /** The provider. */
   provider?: Provider | undefined;
 }
 
-/** ListProvidersRequest: the input of ListProviders. */
+/** The request of ListProviders. */
 export interface ListProvidersRequest {
-  /** One of `active`, `inactive`, `suspended`. Optional. */
+  /** The provider status. Optional. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** True or false. Optional. */
+  /** Searchable. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id the caller's own system gives it. 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
@@ -184,105 +184,101 @@ export interface ListProvidersRequest {
   modality?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The location. 1 to 200 characters. Optional. */
   location?:
     | string
     | undefined;
-  /**
-   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListProvidersResponse: the output of ListProviders. */
+/** The response of ListProviders. */
 export interface ListProvidersResponse {
-  /** The answer: the ProviderList. */
+  /** The provider list. */
   providerList?: ProviderList | undefined;
 }
 
-/** GetProviderRequest: the input of GetProvider. */
+/** The request of GetProvider. */
 export interface GetProviderRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetProviderResponse: the output of GetProvider. */
+/** The response of GetProvider. */
 export interface GetProviderResponse {
-  /** The answer: the Provider. */
+  /** The provider. */
   provider?: Provider | undefined;
 }
 
-/** UpdateProviderRequest: the input of UpdateProvider. */
+/** The request of UpdateProvider. */
 export interface UpdateProviderRequest {
   /**
-   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
-   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
-   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
+   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id the caller's own system gives it. 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The name to show. 1 to 200 characters. Optional. */
   displayName?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Optional. */
+  /** An e-mail address. At most 1000 characters. Optional. */
   email?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended`. Optional. */
+  /** The provider status. Optional. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** True or false. Optional. */
+  /** Searchable. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The profession code. At most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The profession. At most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The specialty codes. At most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The language codes. At most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The modality codes. At most 200 characters. At most 100 items. Optional. */
   modalityCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The service region codes. At most 200 characters. At most 100 items. Optional. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The insurance plan codes. At most 200 characters. At most 100 items. Optional. */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The age group codes. At most 200 characters. At most 100 items. Optional. */
   ageGroupCodes?:
     | string[]
     | undefined;
@@ -290,63 +286,63 @@ export interface UpdateProviderRequest {
   licenseRecords?:
     | LicenseRecordInput[]
     | undefined;
-  /** True or false. Optional. */
+  /** Accepts new clients. Optional. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** Text of at most 5000 characters. Optional. */
+  /** The bio. At most 5000 characters. Optional. */
   bio?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The username. At most 200 characters. Optional. */
   username?:
     | string
     | undefined;
-  /** Text of at most 1000 characters. Optional. */
+  /** The location. At most 1000 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. */
+  /** The panel capacity. From 0 to 1000000. Optional. */
   panelCapacity?:
     | number
     | undefined;
-  /** A whole number from 0 to 1000000. Optional. */
+  /** The panel current count. From 0 to 1000000. Optional. */
   panelCurrentCount?: number | undefined;
 }
 
-/** UpdateProviderResponse: the output of UpdateProvider. */
+/** The response of UpdateProvider. */
 export interface UpdateProviderResponse {
-  /** The answer: the Provider. */
+  /** The provider. */
   provider?: Provider | undefined;
 }
 
-/** DeleteProviderRequest: the input of DeleteProvider. */
+/** The request of DeleteProvider. */
 export interface DeleteProviderRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** DeleteProviderResponse: the output of DeleteProvider. */
+/** The response of DeleteProvider. */
 export interface DeleteProviderResponse {
-  /** The answer: the Provider. */
+  /** The provider. */
   provider?: Provider | undefined;
 }
 
-/** ListProfessionalsRequest: the input of ListProfessionals. */
+/** The request of ListProfessionals. */
 export interface ListProfessionalsRequest {
-  /** One of `active`, `inactive`, `suspended`. Optional. */
+  /** The provider status. Optional. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** True or false. Optional. */
+  /** Searchable. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id the caller's own system gives it. 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
@@ -394,51 +390,48 @@ export interface ListProfessionalsRequest {
   modality?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The location. 1 to 200 characters. Optional. */
   location?:
     | string
     | undefined;
-  /**
-   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListProfessionalsResponse: the output of ListProfessionals. */
+/** The response of ListProfessionals. */
 export interface ListProfessionalsResponse {
   /** The items of this page. */
   data?:
     | Professional[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many items match, on all pages together. At least 0. */
   total?:
     | number
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?: string | undefined;
 }
 
-/** GetProfessionalRequest: the input of GetProfessional. */
+/** The request of GetProfessional. */
 export interface GetProfessionalRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the professional. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetProfessionalResponse: the output of GetProfessional. */
+/** The response of GetProfessional. */
 export interface GetProfessionalResponse {
-  /** The answer: the Professional. */
+  /** The professional. */
   professional?: Professional | undefined;
 }
 
@@ -2884,25 +2877,15 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
 };
 
 /**
- * ProviderService: The provider graph: providers and their v1 professional views.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * The provider graph: providers and their v1 professional views. Calls, metadata and errors: see the top of
+ * resources.proto.
  */
 export type ProviderServiceService = typeof ProviderServiceService;
 export const ProviderServiceService = {
   /**
-   * CreateProvider: Create a provider (platform key). Codes are normalized. Creates a provider in the organization;
-   * list codes are normalized and deduplicated. Advances the provider graph version and emits `professional.created`.
-   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED
-   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/providers.
+   * Create a provider. Codes are normalized. Creates a provider in the organization; list codes are normalized and
+   * deduplicated. Advances the provider graph version and emits `professional.created`. Platform keys only. Errors
+   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createProvider: {
     path: "/scheduling.v1.ProviderService/CreateProvider" as const,
@@ -2916,9 +2899,9 @@ export const ProviderServiceService = {
     responseDeserialize: (value: Buffer): CreateProviderResponse => CreateProviderResponse.decode(value),
   },
   /**
-   * ListProviders: List providers with filters; cursor pagination. Lists the organization's providers, filtered by
-   * status, searchability, externalId, a specialty, language, profession or modality code, or location (v2 or short
-   * v1 filter names). Errors: the common ones. REST: GET /api/v2/providers.
+   * List providers with filters; a page at a time. Lists the organization's providers, filtered by status,
+   * searchability, `external_id`, a specialty, language, profession or modality code, or location (v2 or short v1
+   * filter names).
    */
   listProviders: {
     path: "/scheduling.v1.ProviderService/ListProviders" as const,
@@ -2931,8 +2914,8 @@ export const ProviderServiceService = {
     responseDeserialize: (value: Buffer): ListProvidersResponse => ListProvidersResponse.decode(value),
   },
   /**
-   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/providers/:id.
+   * Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   getProvider: {
     path: "/scheduling.v1.ProviderService/GetProvider" as const,
@@ -2944,10 +2927,9 @@ export const ProviderServiceService = {
     responseDeserialize: (value: Buffer): GetProviderResponse => GetProviderResponse.decode(value),
   },
   /**
-   * UpdateProvider: Update a provider; profileVersion +1 when something changed. Applies the given fields only; null
-   * clears an optional field. profileVersion and the provider graph version move only when something changed. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH
-   * /api/v2/providers/:id.
+   * Update a provider; `profile_version` +1 when something changed. Applies the given fields only; unset clears an
+   * optional field. `profile_version` and the provider graph version move only when something changed. Errors beyond
+   * the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateProvider: {
     path: "/scheduling.v1.ProviderService/UpdateProvider" as const,
@@ -2961,9 +2943,9 @@ export const ProviderServiceService = {
     responseDeserialize: (value: Buffer): UpdateProviderResponse => UpdateProviderResponse.decode(value),
   },
   /**
-   * DeleteProvider: Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays
-   * readable with status `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the
-   * common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
+   * Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays readable with status
+   * `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   deleteProvider: {
     path: "/scheduling.v1.ProviderService/DeleteProvider" as const,
@@ -2976,10 +2958,7 @@ export const ProviderServiceService = {
       Buffer.from(DeleteProviderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteProviderResponse => DeleteProviderResponse.decode(value),
   },
-  /**
-   * ListProfessionals: v1 view of providers. The v1 shape of GET /api/v2/providers (same filters and pagination) for
-   * v1 clients. Errors: the common ones. REST: GET /api/v1/professionals.
-   */
+  /** v1 view of providers. The v1 shape of ListProviders (same filters and pagination) for v1 clients. */
   listProfessionals: {
     path: "/scheduling.v1.ProviderService/ListProfessionals" as const,
     requestStream: false as const,
@@ -2992,8 +2971,8 @@ export const ProviderServiceService = {
     responseDeserialize: (value: Buffer): ListProfessionalsResponse => ListProfessionalsResponse.decode(value),
   },
   /**
-   * GetProfessional: v1 view of one provider. The v1 shape of GET /api/v2/providers/:id. Errors beyond the common
-   * ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
+   * v1 view of one provider. The v1 shape of GetProvider. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   getProfessional: {
     path: "/scheduling.v1.ProviderService/GetProfessional" as const,
@@ -3010,54 +2989,48 @@ export const ProviderServiceService = {
 
 export interface ProviderServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateProvider: Create a provider (platform key). Codes are normalized. Creates a provider in the organization;
-   * list codes are normalized and deduplicated. Advances the provider graph version and emits `professional.created`.
-   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED
-   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/providers.
+   * Create a provider. Codes are normalized. Creates a provider in the organization; list codes are normalized and
+   * deduplicated. Advances the provider graph version and emits `professional.created`. Platform keys only. Errors
+   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createProvider: handleUnaryCall<CreateProviderRequest, CreateProviderResponse>;
   /**
-   * ListProviders: List providers with filters; cursor pagination. Lists the organization's providers, filtered by
-   * status, searchability, externalId, a specialty, language, profession or modality code, or location (v2 or short
-   * v1 filter names). Errors: the common ones. REST: GET /api/v2/providers.
+   * List providers with filters; a page at a time. Lists the organization's providers, filtered by status,
+   * searchability, `external_id`, a specialty, language, profession or modality code, or location (v2 or short v1
+   * filter names).
    */
   listProviders: handleUnaryCall<ListProvidersRequest, ListProvidersResponse>;
   /**
-   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/providers/:id.
+   * Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   getProvider: handleUnaryCall<GetProviderRequest, GetProviderResponse>;
   /**
-   * UpdateProvider: Update a provider; profileVersion +1 when something changed. Applies the given fields only; null
-   * clears an optional field. profileVersion and the provider graph version move only when something changed. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH
-   * /api/v2/providers/:id.
+   * Update a provider; `profile_version` +1 when something changed. Applies the given fields only; unset clears an
+   * optional field. `profile_version` and the provider graph version move only when something changed. Errors beyond
+   * the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateProvider: handleUnaryCall<UpdateProviderRequest, UpdateProviderResponse>;
   /**
-   * DeleteProvider: Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays
-   * readable with status `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the
-   * common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
+   * Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays readable with status
+   * `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   deleteProvider: handleUnaryCall<DeleteProviderRequest, DeleteProviderResponse>;
-  /**
-   * ListProfessionals: v1 view of providers. The v1 shape of GET /api/v2/providers (same filters and pagination) for
-   * v1 clients. Errors: the common ones. REST: GET /api/v1/professionals.
-   */
+  /** v1 view of providers. The v1 shape of ListProviders (same filters and pagination) for v1 clients. */
   listProfessionals: handleUnaryCall<ListProfessionalsRequest, ListProfessionalsResponse>;
   /**
-   * GetProfessional: v1 view of one provider. The v1 shape of GET /api/v2/providers/:id. Errors beyond the common
-   * ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
+   * v1 view of one provider. The v1 shape of GetProvider. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   getProfessional: handleUnaryCall<GetProfessionalRequest, GetProfessionalResponse>;
 }
 
 export interface ProviderServiceClient extends Client {
   /**
-   * CreateProvider: Create a provider (platform key). Codes are normalized. Creates a provider in the organization;
-   * list codes are normalized and deduplicated. Advances the provider graph version and emits `professional.created`.
-   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED
-   * `DUPLICATE_EXTERNAL_ID`. REST: POST /api/v2/providers.
+   * Create a provider. Codes are normalized. Creates a provider in the organization; list codes are normalized and
+   * deduplicated. Advances the provider graph version and emits `professional.created`. Platform keys only. Errors
+   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createProvider(
     request: CreateProviderRequest,
@@ -3075,9 +3048,9 @@ export interface ProviderServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateProviderResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListProviders: List providers with filters; cursor pagination. Lists the organization's providers, filtered by
-   * status, searchability, externalId, a specialty, language, profession or modality code, or location (v2 or short
-   * v1 filter names). Errors: the common ones. REST: GET /api/v2/providers.
+   * List providers with filters; a page at a time. Lists the organization's providers, filtered by status,
+   * searchability, `external_id`, a specialty, language, profession or modality code, or location (v2 or short v1
+   * filter names).
    */
   listProviders(
     request: ListProvidersRequest,
@@ -3095,8 +3068,8 @@ export interface ProviderServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListProvidersResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetProvider: Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`. REST: GET /api/v2/providers/:id.
+   * Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   getProvider(
     request: GetProviderRequest,
@@ -3114,10 +3087,9 @@ export interface ProviderServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetProviderResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateProvider: Update a provider; profileVersion +1 when something changed. Applies the given fields only; null
-   * clears an optional field. profileVersion and the provider graph version move only when something changed. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`. REST: PATCH
-   * /api/v2/providers/:id.
+   * Update a provider; `profile_version` +1 when something changed. Applies the given fields only; unset clears an
+   * optional field. `profile_version` and the provider graph version move only when something changed. Errors beyond
+   * the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateProvider(
     request: UpdateProviderRequest,
@@ -3135,9 +3107,9 @@ export interface ProviderServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateProviderResponse) => void,
   ): ClientUnaryCall;
   /**
-   * DeleteProvider: Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays
-   * readable with status `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the
-   * common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: DELETE /api/v2/providers/:id.
+   * Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays readable with status
+   * `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   deleteProvider(
     request: DeleteProviderRequest,
@@ -3154,10 +3126,7 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteProviderResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * ListProfessionals: v1 view of providers. The v1 shape of GET /api/v2/providers (same filters and pagination) for
-   * v1 clients. Errors: the common ones. REST: GET /api/v1/professionals.
-   */
+  /** v1 view of providers. The v1 shape of ListProviders (same filters and pagination) for v1 clients. */
   listProfessionals(
     request: ListProfessionalsRequest,
     callback: (error: ServiceError | null, response: ListProfessionalsResponse) => void,
@@ -3174,8 +3143,8 @@ export interface ProviderServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListProfessionalsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetProfessional: v1 view of one provider. The v1 shape of GET /api/v2/providers/:id. Errors beyond the common
-   * ones: NOT_FOUND `PROVIDER_NOT_FOUND`. REST: GET /api/v1/professionals/:id.
+   * v1 view of one provider. The v1 shape of GetProvider. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   getProfessional(
     request: GetProfessionalRequest,

@@ -44,9 +44,9 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/ranking_policy_service.proto";
 
-/** CreateRankingPolicyRequest: the input of CreateRankingPolicy. */
+/** The request of CreateRankingPolicy. */
 export interface CreateRankingPolicyRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
@@ -60,83 +60,81 @@ export interface CreateRankingPolicyRequest {
     | undefined;
   /**
    * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id`. At most 3 items.
-   * Optional.
+   * lowest_workload, provider_id. At most 3 items. Optional.
    */
   tieBreakerOrder?: TieBreaker[] | undefined;
 }
 
-/** CreateRankingPolicyResponse: the output of CreateRankingPolicy. */
+/** The response of CreateRankingPolicy. */
 export interface CreateRankingPolicyResponse {
-  /** The answer: the RankingPolicy. */
+  /** The ranking policy. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** ListRankingPoliciesRequest: the input of ListRankingPolicies. */
+/** The request of ListRankingPolicies. */
 export interface ListRankingPoliciesRequest {
-  /** One of `draft`, `active`, `inactive`. Optional. */
+  /** The ranking policy status. Optional. */
   rankingPolicyStatus?:
     | RankingPolicyStatus
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListRankingPoliciesResponse: the output of ListRankingPolicies. */
+/** The response of ListRankingPolicies. */
 export interface ListRankingPoliciesResponse {
   /** The items of this page. */
   data?:
     | RankingPolicy[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetRankingPolicyRequest: the input of GetRankingPolicy. */
+/** The request of GetRankingPolicy. */
 export interface GetRankingPolicyRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the ranking policy. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetRankingPolicyResponse: the output of GetRankingPolicy. */
+/** The response of GetRankingPolicy. */
 export interface GetRankingPolicyResponse {
-  /** The answer: the RankingPolicy. */
+  /** The ranking policy. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** UpdateRankingPolicyRequest: the input of UpdateRankingPolicy. */
+/** The request of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyRequest {
   /**
-   * Which body fields to change, by name (`display_name` or REST `displayName`). A named field left unset is cleared
-   * (REST `null`). Without a mask, the body fields that are set are changed and the others kept. An unknown name is
-   * INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
+   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the ranking policy. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The name. 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
@@ -150,71 +148,70 @@ export interface UpdateRankingPolicyRequest {
     | undefined;
   /**
    * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. One of `earliest_start`, `lowest_workload`, `provider_id`. At most 3 items.
-   * Optional.
+   * lowest_workload, provider_id. At most 3 items. Optional.
    */
   tieBreakerOrder?: TieBreaker[] | undefined;
 }
 
-/** UpdateRankingPolicyResponse: the output of UpdateRankingPolicy. */
+/** The response of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyResponse {
-  /** The answer: the RankingPolicy. */
+  /** The ranking policy. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
-/** ActivateRankingPolicyRequest: the input of ActivateRankingPolicy. */
+/** The request of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the ranking policy. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** ActivateRankingPolicyResponse: the output of ActivateRankingPolicy. */
+/** The response of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyResponse {
-  /** The answer: the ActivatedRankingPolicy. */
+  /** The activated ranking policy. */
   activatedRankingPolicy?: ActivatedRankingPolicy | undefined;
 }
 
-/** ListRankingPolicyVersionsRequest: the input of ListRankingPolicyVersions. */
+/** The request of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the ranking policy. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListRankingPolicyVersionsResponse: the output of ListRankingPolicyVersions. */
+/** The response of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsResponse {
   /** The items of this page. */
   data?:
     | RankingPolicyVersion[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** SimulateRankingPolicyRequest: the input of SimulateRankingPolicy. */
+/** The request of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the ranking policy. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
@@ -226,27 +223,27 @@ export interface SimulateRankingPolicyRequest {
   preferences?: SimulateRankingPolicyRequest_Preferences | undefined;
 }
 
-/** The `preferences` object. */
+/** The preferences. */
 export interface SimulateRankingPolicyRequest_Preferences {
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The language codes. At most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** One of `morning`, `afternoon`, `evening`. At most 100 items. Optional. */
+  /** The preferred day parts. At most 100 items. Optional. */
   preferredDayParts?:
     | DayPart[]
     | undefined;
-  /** True or false. Optional. */
+  /** Earliest available. Optional. */
   earliestAvailable?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
-/** SimulateRankingPolicyResponse: the output of SimulateRankingPolicy. */
+/** The response of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyResponse {
-  /** The answer: the SimulationResult. */
+  /** The simulation result. */
   simulationResult?: SimulationResult | undefined;
 }
 
@@ -1790,27 +1787,15 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
   },
 };
 
-/**
- * RankingPolicyService: Versioned ranking policies.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
- */
+/** Versioned ranking policies. Calls, metadata and errors: see the top of resources.proto. */
 export type RankingPolicyServiceService = typeof RankingPolicyServiceService;
 export const RankingPolicyServiceService = {
   /**
-   * CreateRankingPolicy: Create a ranking policy as a draft. Weight keys left out take the default policy's weights
-   * (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10,
-   * preferredLocation 15); tieBreakers default to earliest_start, lowest_workload, provider_id. A hard-constraint key
-   * in weights is 400 with field `weights.<key>`. Creates a draft policy; resolutions use it only after POST
-   * /api/v2/ranking-policies/:id/activate. Errors: the common ones. REST: POST /api/v2/ranking-policies.
+   * Create a ranking policy as a draft. Weight keys left out take the default policy's weights (preferredLanguage 30,
+   * preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15);
+   * `tie_breaker_order` default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is
+   * INVALID_ARGUMENT with field `weights.<key>`. Creates a draft policy; resolutions use it only after
+   * ActivateRankingPolicy.
    */
   createRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/CreateRankingPolicy" as const,
@@ -1824,8 +1809,8 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): CreateRankingPolicyResponse => CreateRankingPolicyResponse.decode(value),
   },
   /**
-   * ListRankingPolicies: List the organization's ranking policies, oldest first; cursor pagination. Lists the
-   * organization's policies, optionally of one status. Errors: the common ones. REST: GET /api/v2/ranking-policies.
+   * List the organization's ranking policies, oldest first; a page at a time. Lists the organization's policies,
+   * optionally of one status.
    */
   listRankingPolicies: {
     path: "/scheduling.v1.RankingPolicyService/ListRankingPolicies" as const,
@@ -1839,9 +1824,8 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): ListRankingPoliciesResponse => ListRankingPoliciesResponse.decode(value),
   },
   /**
-   * GetRankingPolicy: Read a ranking policy (its working copy and active version number). Answers one policy of the
-   * organization. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: GET
-   * /api/v2/ranking-policies/:id.
+   * Read a ranking policy (its working copy and active version number). Answers one policy of the organization.
+   * Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   getRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/GetRankingPolicy" as const,
@@ -1855,10 +1839,9 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): GetRankingPolicyResponse => GetRankingPolicyResponse.decode(value),
   },
   /**
-   * UpdateRankingPolicy: Edit the working copy: weights given are merged key by key, tieBreakers replaces.
-   * Resolutions keep using the active version until the policy is activated again. Changes the policy's name, weights
-   * or tie-breakers in its working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: PATCH
-   * /api/v2/ranking-policies/:id.
+   * Edit the working copy: weights given are merged key by key, `tie_breaker_order` replaces. Resolutions keep using
+   * the active version until the policy is activated again. Changes the policy's name, weights or tie-breakers in its
+   * working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   updateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/UpdateRankingPolicy" as const,
@@ -1872,10 +1855,9 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): UpdateRankingPolicyResponse => UpdateRankingPolicyResponse.decode(value),
   },
   /**
-   * ActivateRankingPolicy: Snapshot the working copy as version N+1 and make the policy the organization's active one
-   * (the previously active policy becomes inactive). Rollback: set the weights back and activate again. Makes the
-   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND
-   * `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/activate.
+   * Snapshot the working copy as version N+1 and make the policy the organization's active one (the previously active
+   * policy becomes inactive). Rollback: set the weights back and activate again. Makes the working copy a new
+   * immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   activateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/ActivateRankingPolicy" as const,
@@ -1889,9 +1871,8 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): ActivateRankingPolicyResponse => ActivateRankingPolicyResponse.decode(value),
   },
   /**
-   * ListRankingPolicyVersions: List the immutable version snapshots of a policy, oldest first. Lists the versions
-   * activate made, each with its weights and tie-breakers; cursor pagination. Errors beyond the common ones:
-   * NOT_FOUND `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
+   * List the immutable version snapshots of a policy, oldest first. Lists the versions activate made, each with its
+   * weights and tie-breakers; a page at a time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   listRankingPolicyVersions: {
     path: "/scheduling.v1.RankingPolicyService/ListRankingPolicyVersions" as const,
@@ -1907,10 +1888,10 @@ export const RankingPolicyServiceService = {
       ListRankingPolicyVersionsResponse.decode(value),
   },
   /**
-   * SimulateRankingPolicy: Rank hypothetical candidates with the working copy (as a resolution would: score,
-   * availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.
-   * Dry-runs the working copy on candidates you give, to see ranks and factor points before activating. Errors beyond
-   * the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
+   * Rank hypothetical candidates with the working copy (as a resolution would: score, availability density,
+   * tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing. Dry-runs the working
+   * copy on candidates you give, to see ranks and factor points before activating. Errors beyond the common ones:
+   * NOT_FOUND `POLICY_NOT_FOUND`.
    */
   simulateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/SimulateRankingPolicy" as const,
@@ -1927,60 +1908,56 @@ export const RankingPolicyServiceService = {
 
 export interface RankingPolicyServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateRankingPolicy: Create a ranking policy as a draft. Weight keys left out take the default policy's weights
-   * (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10,
-   * preferredLocation 15); tieBreakers default to earliest_start, lowest_workload, provider_id. A hard-constraint key
-   * in weights is 400 with field `weights.<key>`. Creates a draft policy; resolutions use it only after POST
-   * /api/v2/ranking-policies/:id/activate. Errors: the common ones. REST: POST /api/v2/ranking-policies.
+   * Create a ranking policy as a draft. Weight keys left out take the default policy's weights (preferredLanguage 30,
+   * preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15);
+   * `tie_breaker_order` default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is
+   * INVALID_ARGUMENT with field `weights.<key>`. Creates a draft policy; resolutions use it only after
+   * ActivateRankingPolicy.
    */
   createRankingPolicy: handleUnaryCall<CreateRankingPolicyRequest, CreateRankingPolicyResponse>;
   /**
-   * ListRankingPolicies: List the organization's ranking policies, oldest first; cursor pagination. Lists the
-   * organization's policies, optionally of one status. Errors: the common ones. REST: GET /api/v2/ranking-policies.
+   * List the organization's ranking policies, oldest first; a page at a time. Lists the organization's policies,
+   * optionally of one status.
    */
   listRankingPolicies: handleUnaryCall<ListRankingPoliciesRequest, ListRankingPoliciesResponse>;
   /**
-   * GetRankingPolicy: Read a ranking policy (its working copy and active version number). Answers one policy of the
-   * organization. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: GET
-   * /api/v2/ranking-policies/:id.
+   * Read a ranking policy (its working copy and active version number). Answers one policy of the organization.
+   * Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   getRankingPolicy: handleUnaryCall<GetRankingPolicyRequest, GetRankingPolicyResponse>;
   /**
-   * UpdateRankingPolicy: Edit the working copy: weights given are merged key by key, tieBreakers replaces.
-   * Resolutions keep using the active version until the policy is activated again. Changes the policy's name, weights
-   * or tie-breakers in its working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: PATCH
-   * /api/v2/ranking-policies/:id.
+   * Edit the working copy: weights given are merged key by key, `tie_breaker_order` replaces. Resolutions keep using
+   * the active version until the policy is activated again. Changes the policy's name, weights or tie-breakers in its
+   * working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   updateRankingPolicy: handleUnaryCall<UpdateRankingPolicyRequest, UpdateRankingPolicyResponse>;
   /**
-   * ActivateRankingPolicy: Snapshot the working copy as version N+1 and make the policy the organization's active one
-   * (the previously active policy becomes inactive). Rollback: set the weights back and activate again. Makes the
-   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND
-   * `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/activate.
+   * Snapshot the working copy as version N+1 and make the policy the organization's active one (the previously active
+   * policy becomes inactive). Rollback: set the weights back and activate again. Makes the working copy a new
+   * immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   activateRankingPolicy: handleUnaryCall<ActivateRankingPolicyRequest, ActivateRankingPolicyResponse>;
   /**
-   * ListRankingPolicyVersions: List the immutable version snapshots of a policy, oldest first. Lists the versions
-   * activate made, each with its weights and tie-breakers; cursor pagination. Errors beyond the common ones:
-   * NOT_FOUND `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
+   * List the immutable version snapshots of a policy, oldest first. Lists the versions activate made, each with its
+   * weights and tie-breakers; a page at a time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   listRankingPolicyVersions: handleUnaryCall<ListRankingPolicyVersionsRequest, ListRankingPolicyVersionsResponse>;
   /**
-   * SimulateRankingPolicy: Rank hypothetical candidates with the working copy (as a resolution would: score,
-   * availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.
-   * Dry-runs the working copy on candidates you give, to see ranks and factor points before activating. Errors beyond
-   * the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
+   * Rank hypothetical candidates with the working copy (as a resolution would: score, availability density,
+   * tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing. Dry-runs the working
+   * copy on candidates you give, to see ranks and factor points before activating. Errors beyond the common ones:
+   * NOT_FOUND `POLICY_NOT_FOUND`.
    */
   simulateRankingPolicy: handleUnaryCall<SimulateRankingPolicyRequest, SimulateRankingPolicyResponse>;
 }
 
 export interface RankingPolicyServiceClient extends Client {
   /**
-   * CreateRankingPolicy: Create a ranking policy as a draft. Weight keys left out take the default policy's weights
-   * (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10,
-   * preferredLocation 15); tieBreakers default to earliest_start, lowest_workload, provider_id. A hard-constraint key
-   * in weights is 400 with field `weights.<key>`. Creates a draft policy; resolutions use it only after POST
-   * /api/v2/ranking-policies/:id/activate. Errors: the common ones. REST: POST /api/v2/ranking-policies.
+   * Create a ranking policy as a draft. Weight keys left out take the default policy's weights (preferredLanguage 30,
+   * preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15);
+   * `tie_breaker_order` default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is
+   * INVALID_ARGUMENT with field `weights.<key>`. Creates a draft policy; resolutions use it only after
+   * ActivateRankingPolicy.
    */
   createRankingPolicy(
     request: CreateRankingPolicyRequest,
@@ -1998,8 +1975,8 @@ export interface RankingPolicyServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateRankingPolicyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListRankingPolicies: List the organization's ranking policies, oldest first; cursor pagination. Lists the
-   * organization's policies, optionally of one status. Errors: the common ones. REST: GET /api/v2/ranking-policies.
+   * List the organization's ranking policies, oldest first; a page at a time. Lists the organization's policies,
+   * optionally of one status.
    */
   listRankingPolicies(
     request: ListRankingPoliciesRequest,
@@ -2017,9 +1994,8 @@ export interface RankingPolicyServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListRankingPoliciesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetRankingPolicy: Read a ranking policy (its working copy and active version number). Answers one policy of the
-   * organization. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: GET
-   * /api/v2/ranking-policies/:id.
+   * Read a ranking policy (its working copy and active version number). Answers one policy of the organization.
+   * Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   getRankingPolicy(
     request: GetRankingPolicyRequest,
@@ -2037,10 +2013,9 @@ export interface RankingPolicyServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateRankingPolicy: Edit the working copy: weights given are merged key by key, tieBreakers replaces.
-   * Resolutions keep using the active version until the policy is activated again. Changes the policy's name, weights
-   * or tie-breakers in its working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: PATCH
-   * /api/v2/ranking-policies/:id.
+   * Edit the working copy: weights given are merged key by key, `tie_breaker_order` replaces. Resolutions keep using
+   * the active version until the policy is activated again. Changes the policy's name, weights or tie-breakers in its
+   * working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   updateRankingPolicy(
     request: UpdateRankingPolicyRequest,
@@ -2058,10 +2033,9 @@ export interface RankingPolicyServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ActivateRankingPolicy: Snapshot the working copy as version N+1 and make the policy the organization's active one
-   * (the previously active policy becomes inactive). Rollback: set the weights back and activate again. Makes the
-   * working copy a new immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND
-   * `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/activate.
+   * Snapshot the working copy as version N+1 and make the policy the organization's active one (the previously active
+   * policy becomes inactive). Rollback: set the weights back and activate again. Makes the working copy a new
+   * immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   activateRankingPolicy(
     request: ActivateRankingPolicyRequest,
@@ -2079,9 +2053,8 @@ export interface RankingPolicyServiceClient extends Client {
     callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListRankingPolicyVersions: List the immutable version snapshots of a policy, oldest first. Lists the versions
-   * activate made, each with its weights and tie-breakers; cursor pagination. Errors beyond the common ones:
-   * NOT_FOUND `POLICY_NOT_FOUND`. REST: GET /api/v2/ranking-policies/:id/versions.
+   * List the immutable version snapshots of a policy, oldest first. Lists the versions activate made, each with its
+   * weights and tie-breakers; a page at a time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   listRankingPolicyVersions(
     request: ListRankingPolicyVersionsRequest,
@@ -2099,10 +2072,10 @@ export interface RankingPolicyServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * SimulateRankingPolicy: Rank hypothetical candidates with the working copy (as a resolution would: score,
-   * availability density, tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing.
-   * Dry-runs the working copy on candidates you give, to see ranks and factor points before activating. Errors beyond
-   * the common ones: NOT_FOUND `POLICY_NOT_FOUND`. REST: POST /api/v2/ranking-policies/:id/simulate.
+   * Rank hypothetical candidates with the working copy (as a resolution would: score, availability density,
+   * tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing. Dry-runs the working
+   * copy on candidates you give, to see ranks and factor points before activating. Errors beyond the common ones:
+   * NOT_FOUND `POLICY_NOT_FOUND`.
    */
   simulateRankingPolicy(
     request: SimulateRankingPolicyRequest,

@@ -34,9 +34,9 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/resolution_service.proto";
 
-/** CreateResolutionRequest: the input of CreateResolution. */
+/** The request of CreateResolution. */
 export interface CreateResolutionRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the service. 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
@@ -52,113 +52,110 @@ export interface CreateResolutionRequest {
   dateRange?:
     | DateRangeInput
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the policy. 1 to 200 characters. Optional. */
   policyId?:
     | string
     | undefined;
-  /** A whole number from 1 to 10. Optional. */
+  /** The max options per provider. From 1 to 10. Optional. */
   maxOptionsPerProvider?:
     | number
     | undefined;
   /**
-   * True for the rules of the v1 contract: `service_id` may name the service by its slug, the Idempotency-Key is
+   * True for the rules of the v1 contract: `service_id` may name the service by its slug, the `idempotency-key` is
    * optional, and a key is kept apart from the v2 keys, its payload compared as v1 spelled it. Unset or false: the v2
-   * rules. True or false. Optional.
+   * rules. Optional.
    */
   v1Rules?: boolean | undefined;
 }
 
-/** CreateResolutionResponse: the output of CreateResolution. */
+/** The response of CreateResolution. */
 export interface CreateResolutionResponse {
-  /** The answer: the Resolution. */
+  /** The resolution. */
   resolution?: Resolution | undefined;
 }
 
-/** ListResolutionsRequest: the input of ListResolutions. */
+/** The request of ListResolutions. */
 export interface ListResolutionsRequest {
   /**
-   * Page size, default 20, at most 100. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 100. Optional.
+   * Page size, default 20, at most 100. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 100. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListResolutionsResponse: the output of ListResolutions. */
+/** The response of ListResolutions. */
 export interface ListResolutionsResponse {
   /** The items of this page. */
   data?:
     | ResolutionSummary[]
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** How many items match, on all pages together. At least 0. Unset when there is none. */
   total?: number | undefined;
 }
 
-/** GetResolutionRequest: the input of GetResolution. */
+/** The request of GetResolution. */
 export interface GetResolutionRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the resolution. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetResolutionResponse: the output of GetResolution. */
+/** The response of GetResolution. */
 export interface GetResolutionResponse {
-  /** The answer: the Resolution. */
+  /** The resolution. */
   resolution?: Resolution | undefined;
 }
 
-/** ListCandidatesRequest: the input of ListCandidates. */
+/** The request of ListCandidates. */
 export interface ListCandidatesRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the resolution. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** One of `matched`, `eligible`, `excluded`, `unknown`. Optional. */
+  /** The status. Optional. */
   status?:
     | ListCandidatesRequest_Status
     | undefined;
-  /** Matches `^[A-Z_]{1,64}$`. Optional. */
+  /** The exclusion code. Matches `^[A-Z_]{1,64}$`. Optional. */
   exclusionCode?:
     | string
     | undefined;
-  /**
-   * The most items one page holds, counted in items (a page may hold fewer); the same range as REST `limit`, and
-   * unset takes its default. A whole number from 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+/** The values of status; `STATUS_UNSPECIFIED` means not given. */
 export enum ListCandidatesRequest_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_MATCHED - REST `matched`. */
+  /** STATUS_MATCHED - Matched. */
   STATUS_MATCHED = "STATUS_MATCHED",
-  /** STATUS_ELIGIBLE - REST `eligible`. */
+  /** STATUS_ELIGIBLE - Eligible. */
   STATUS_ELIGIBLE = "STATUS_ELIGIBLE",
-  /** STATUS_EXCLUDED - REST `excluded`. */
+  /** STATUS_EXCLUDED - Excluded. */
   STATUS_EXCLUDED = "STATUS_EXCLUDED",
-  /** STATUS_UNKNOWN - REST `unknown`. */
+  /** STATUS_UNKNOWN - Unknown. */
   STATUS_UNKNOWN = "STATUS_UNKNOWN",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -223,75 +220,75 @@ export function listCandidatesRequest_StatusToNumber(object: ListCandidatesReque
   }
 }
 
-/** ListCandidatesResponse: the output of ListCandidates. */
+/** The response of ListCandidates. */
 export interface ListCandidatesResponse {
-  /** The answer: the CandidatesPage. */
+  /** The candidates page. */
   candidatesPage?: CandidatesPage | undefined;
 }
 
-/** HoldOptionRequest: the input of HoldOption. */
+/** The request of HoldOption. */
 export interface HoldOptionRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the resolution. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the option. 1 to 200 characters. Required. */
   optionId?:
     | string
     | undefined;
-  /** Hold lifetime in seconds (default 120). A whole number from 1 to 600. Optional. */
+  /** Hold lifetime in seconds (default 120). From 1 to 600. Optional. */
   ttlSeconds?: number | undefined;
 }
 
-/** HoldOptionResponse: the output of HoldOption. */
+/** The response of HoldOption. */
 export interface HoldOptionResponse {
-  /** The answer: the Hold. */
+  /** The hold. */
   hold?: Hold | undefined;
 }
 
-/** GetHoldRequest: the input of GetHold. */
+/** The request of GetHold. */
 export interface GetHoldRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the resolution. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the option. 1 to 200 characters. Required. */
   optionId?: string | undefined;
 }
 
-/** GetHoldResponse: the output of GetHold. */
+/** The response of GetHold. */
 export interface GetHoldResponse {
-  /** The answer: the Hold. */
+  /** The hold. */
   hold?: Hold | undefined;
 }
 
-/** ReleaseHoldRequest: the input of ReleaseHold. */
+/** The request of ReleaseHold. */
 export interface ReleaseHoldRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the resolution. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the option. 1 to 200 characters. Required. */
   optionId?: string | undefined;
 }
 
-/** ReleaseHoldResponse: the output of ReleaseHold. */
+/** The response of ReleaseHold. */
 export interface ReleaseHoldResponse {
-  /** The answer: the Hold. */
+  /** The hold. */
   hold?: Hold | undefined;
 }
 
-/** ConfirmResolutionRequest: the input of ConfirmResolution. */
+/** The request of ConfirmResolution. */
 export interface ConfirmResolutionRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the resolution. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the option. 1 to 200 characters. Required. */
   optionId?:
     | string
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The id of the hold. 1 to 200 characters. Optional. */
   holdId?:
     | string
     | undefined;
@@ -307,27 +304,27 @@ export interface ConfirmResolutionRequest {
   metadata?: { [key: string]: any } | undefined;
 }
 
-/** The `customer` object. */
+/** The customer. */
 export interface ConfirmResolutionRequest_Customer {
-  /** Text of 1 to 200 characters. Required. */
+  /** The name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Text of at most 1000 characters. Required. */
+  /** An e-mail address. At most 1000 characters. Required. */
   email?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The lastname. At most 200 characters. Optional. */
   lastname?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
-/** ConfirmResolutionResponse: the output of ConfirmResolution. */
+/** The response of ConfirmResolution. */
 export interface ConfirmResolutionResponse {
-  /** The answer: the BookingV2. */
+  /** The booking. */
   booking?: BookingV2 | undefined;
 }
 
@@ -2004,30 +2001,19 @@ export const ConfirmResolutionResponse: MessageFns<ConfirmResolutionResponse> = 
 };
 
 /**
- * ResolutionService: Resolutions: eligibility, live availability and ranked options; candidates; holds and
- * confirmation.
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * Resolutions: eligibility, live availability and ranked options; candidates; holds and confirmation. Calls, metadata
+ * and errors: see the top of resources.proto.
  */
 export type ResolutionServiceService = typeof ResolutionServiceService;
 export const ResolutionServiceService = {
   /**
-   * CreateResolution: Resolve a request into at most 10 ranked options. Screens the organization's providers against
-   * the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active
-   * or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the
+   * Resolve a request into at most 10 ranked options. Screens the organization's providers against the hard
+   * constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active or given
+   * ranking policy. Answers `zero_results` with reasons when nothing matches. Requires `idempotency-key`; the
    * resolution expires after the deployment's TTL. Errors beyond the common ones: INVALID_ARGUMENT
    * `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
    * INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `POLICY_NOT_FOUND`,
-   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions, and its v1 form POST
-   * /api/v1/resolutions.
+   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`.
    */
   createResolution: {
     path: "/scheduling.v1.ResolutionService/CreateResolution" as const,
@@ -2041,9 +2027,9 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): CreateResolutionResponse => CreateResolutionResponse.decode(value),
   },
   /**
-   * ListResolutions: List the organization's resolutions from the ledger, newest first (`limit` 1..100, default 20).
-   * `status` is the outcome at creation; read one resolution for its options. Lists the organization's resolutions
-   * from the ledger with cursor pagination. Errors: the common ones. REST: GET /api/v2/resolutions.
+   * List the organization's resolutions from the ledger, newest first (`page_size` 1..100, default 20). `status` is
+   * the outcome at creation; read one resolution for its options. Lists the organization's resolutions from the
+   * ledger a page at a time.
    */
   listResolutions: {
     path: "/scheduling.v1.ResolutionService/ListResolutions" as const,
@@ -2057,9 +2043,9 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): ListResolutionsResponse => ListResolutionsResponse.decode(value),
   },
   /**
-   * GetResolution: Read a resolution; 410 after it expires. Answers a resolution with its options while it lives;
-   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`,
-   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
+   * Read a resolution; FAILED_PRECONDITION after it expires. Answers a resolution with its options while it lives;
+   * after `expires_at` it is FAILED_PRECONDITION `RESOLUTION_EXPIRED`. Errors beyond the common ones: NOT_FOUND
+   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
    */
   getResolution: {
     path: "/scheduling.v1.ResolutionService/GetResolution" as const,
@@ -2072,10 +2058,9 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): GetResolutionResponse => GetResolutionResponse.decode(value),
   },
   /**
-   * ListCandidates: Every provider considered, with exclusions and matched constraints. Lists every provider the
-   * resolution screened with why it matched or was excluded, filtered by status or exclusion code; cursor pagination.
-   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST:
-   * GET /api/v2/resolutions/:id/candidates.
+   * Every provider considered, with exclusions and matched constraints. Lists every provider the resolution screened
+   * with why it matched or was excluded, filtered by status or exclusion code; a page at a time. Errors beyond the
+   * common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
    */
   listCandidates: {
     path: "/scheduling.v1.ResolutionService/ListCandidates" as const,
@@ -2089,14 +2074,13 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): ListCandidatesResponse => ListCandidatesResponse.decode(value),
   },
   /**
-   * HoldOption: Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution. Claims the
-   * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
-   * slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers
-   * the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond
-   * the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
+   * Hold an option for `ttl_seconds` (1..600, default 120); one active hold per resolution. Claims the option's slot
+   * for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a slot taken
+   * meanwhile SLOT_UNAVAILABLE. `idempotency-key` is optional: a retry with the same key and body answers the same
+   * hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond the common
+   * ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
    * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED
-   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST
-   * /api/v2/resolutions/:id/options/:optionId/hold.
+   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
    */
   holdOption: {
     path: "/scheduling.v1.ResolutionService/HoldOption" as const,
@@ -2108,9 +2092,9 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): HoldOptionResponse => HoldOptionResponse.decode(value),
   },
   /**
-   * GetHold: Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with
-   * its status. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`,
-   * NOT_FOUND `HOLD_NOT_FOUND`. REST: GET /api/v2/resolutions/:id/options/:optionId/hold.
+   * Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with its status.
+   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND
+   * `HOLD_NOT_FOUND`.
    */
   getHold: {
     path: "/scheduling.v1.ResolutionService/GetHold" as const,
@@ -2122,10 +2106,9 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): GetHoldResponse => GetHoldResponse.decode(value),
   },
   /**
-   * ReleaseHold: Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond
-   * the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`. REST: DELETE
-   * /api/v2/resolutions/:id/options/:optionId/hold.
+   * Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond the common
+   * ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`.
    */
   releaseHold: {
     path: "/scheduling.v1.ResolutionService/ReleaseHold" as const,
@@ -2137,13 +2120,13 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): ReleaseHoldResponse => ReleaseHoldResponse.decode(value),
   },
   /**
-   * ConfirmResolution: Confirm an option into a booking (status confirmed). Books the option for the customer and
-   * answers the confirmed v2 booking (emits `booking.confirmed`); `holdId`, when given, must be a live hold of that
-   * option. Requires Idempotency-Key. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`,
-   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
+   * Confirm an option into a booking (status confirmed). Books the option for the customer and answers the confirmed
+   * v2 booking (emits `booking.confirmed`); `hold_id`, when given, must be a live hold of that option. Requires
+   * `idempotency-key`. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`, ABORTED
+   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
    * FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
    * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`,
-   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
+   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
    */
   confirmResolution: {
     path: "/scheduling.v1.ResolutionService/ConfirmResolution" as const,
@@ -2160,81 +2143,76 @@ export const ResolutionServiceService = {
 
 export interface ResolutionServiceServer extends UntypedServiceImplementation {
   /**
-   * CreateResolution: Resolve a request into at most 10 ranked options. Screens the organization's providers against
-   * the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active
-   * or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the
+   * Resolve a request into at most 10 ranked options. Screens the organization's providers against the hard
+   * constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active or given
+   * ranking policy. Answers `zero_results` with reasons when nothing matches. Requires `idempotency-key`; the
    * resolution expires after the deployment's TTL. Errors beyond the common ones: INVALID_ARGUMENT
    * `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
    * INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `POLICY_NOT_FOUND`,
-   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions, and its v1 form POST
-   * /api/v1/resolutions.
+   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`.
    */
   createResolution: handleUnaryCall<CreateResolutionRequest, CreateResolutionResponse>;
   /**
-   * ListResolutions: List the organization's resolutions from the ledger, newest first (`limit` 1..100, default 20).
-   * `status` is the outcome at creation; read one resolution for its options. Lists the organization's resolutions
-   * from the ledger with cursor pagination. Errors: the common ones. REST: GET /api/v2/resolutions.
+   * List the organization's resolutions from the ledger, newest first (`page_size` 1..100, default 20). `status` is
+   * the outcome at creation; read one resolution for its options. Lists the organization's resolutions from the
+   * ledger a page at a time.
    */
   listResolutions: handleUnaryCall<ListResolutionsRequest, ListResolutionsResponse>;
   /**
-   * GetResolution: Read a resolution; 410 after it expires. Answers a resolution with its options while it lives;
-   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`,
-   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
+   * Read a resolution; FAILED_PRECONDITION after it expires. Answers a resolution with its options while it lives;
+   * after `expires_at` it is FAILED_PRECONDITION `RESOLUTION_EXPIRED`. Errors beyond the common ones: NOT_FOUND
+   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
    */
   getResolution: handleUnaryCall<GetResolutionRequest, GetResolutionResponse>;
   /**
-   * ListCandidates: Every provider considered, with exclusions and matched constraints. Lists every provider the
-   * resolution screened with why it matched or was excluded, filtered by status or exclusion code; cursor pagination.
-   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST:
-   * GET /api/v2/resolutions/:id/candidates.
+   * Every provider considered, with exclusions and matched constraints. Lists every provider the resolution screened
+   * with why it matched or was excluded, filtered by status or exclusion code; a page at a time. Errors beyond the
+   * common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
    */
   listCandidates: handleUnaryCall<ListCandidatesRequest, ListCandidatesResponse>;
   /**
-   * HoldOption: Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution. Claims the
-   * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
-   * slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers
-   * the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond
-   * the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
+   * Hold an option for `ttl_seconds` (1..600, default 120); one active hold per resolution. Claims the option's slot
+   * for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a slot taken
+   * meanwhile SLOT_UNAVAILABLE. `idempotency-key` is optional: a retry with the same key and body answers the same
+   * hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond the common
+   * ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
    * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED
-   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST
-   * /api/v2/resolutions/:id/options/:optionId/hold.
+   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
    */
   holdOption: handleUnaryCall<HoldOptionRequest, HoldOptionResponse>;
   /**
-   * GetHold: Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with
-   * its status. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`,
-   * NOT_FOUND `HOLD_NOT_FOUND`. REST: GET /api/v2/resolutions/:id/options/:optionId/hold.
+   * Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with its status.
+   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND
+   * `HOLD_NOT_FOUND`.
    */
   getHold: handleUnaryCall<GetHoldRequest, GetHoldResponse>;
   /**
-   * ReleaseHold: Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond
-   * the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`. REST: DELETE
-   * /api/v2/resolutions/:id/options/:optionId/hold.
+   * Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond the common
+   * ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`.
    */
   releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
   /**
-   * ConfirmResolution: Confirm an option into a booking (status confirmed). Books the option for the customer and
-   * answers the confirmed v2 booking (emits `booking.confirmed`); `holdId`, when given, must be a live hold of that
-   * option. Requires Idempotency-Key. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`,
-   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
+   * Confirm an option into a booking (status confirmed). Books the option for the customer and answers the confirmed
+   * v2 booking (emits `booking.confirmed`); `hold_id`, when given, must be a live hold of that option. Requires
+   * `idempotency-key`. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`, ABORTED
+   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
    * FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
    * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`,
-   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
+   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
    */
   confirmResolution: handleUnaryCall<ConfirmResolutionRequest, ConfirmResolutionResponse>;
 }
 
 export interface ResolutionServiceClient extends Client {
   /**
-   * CreateResolution: Resolve a request into at most 10 ranked options. Screens the organization's providers against
-   * the hard constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active
-   * or given ranking policy. Answers `zero_results` with reasons when nothing matches. Requires Idempotency-Key; the
+   * Resolve a request into at most 10 ranked options. Screens the organization's providers against the hard
+   * constraints, checks availability in the date range (at most 14 days) and ranks the slots with the active or given
+   * ranking policy. Answers `zero_results` with reasons when nothing matches. Requires `idempotency-key`; the
    * resolution expires after the deployment's TTL. Errors beyond the common ones: INVALID_ARGUMENT
    * `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`,
    * INVALID_ARGUMENT `INVALID_DATE_RANGE`, NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `POLICY_NOT_FOUND`,
-   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`. REST: POST /api/v2/resolutions, and its v1 form POST
-   * /api/v1/resolutions.
+   * FAILED_PRECONDITION `LICENSE_REGION_MISMATCH`.
    */
   createResolution(
     request: CreateResolutionRequest,
@@ -2252,9 +2230,9 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListResolutions: List the organization's resolutions from the ledger, newest first (`limit` 1..100, default 20).
-   * `status` is the outcome at creation; read one resolution for its options. Lists the organization's resolutions
-   * from the ledger with cursor pagination. Errors: the common ones. REST: GET /api/v2/resolutions.
+   * List the organization's resolutions from the ledger, newest first (`page_size` 1..100, default 20). `status` is
+   * the outcome at creation; read one resolution for its options. Lists the organization's resolutions from the
+   * ledger a page at a time.
    */
   listResolutions(
     request: ListResolutionsRequest,
@@ -2272,9 +2250,9 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListResolutionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetResolution: Read a resolution; 410 after it expires. Answers a resolution with its options while it lives;
-   * after `expiresAt` it is 410 RESOLUTION_EXPIRED. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`,
-   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST: GET /api/v2/resolutions/:id.
+   * Read a resolution; FAILED_PRECONDITION after it expires. Answers a resolution with its options while it lives;
+   * after `expires_at` it is FAILED_PRECONDITION `RESOLUTION_EXPIRED`. Errors beyond the common ones: NOT_FOUND
+   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
    */
   getResolution(
     request: GetResolutionRequest,
@@ -2292,10 +2270,9 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetResolutionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListCandidates: Every provider considered, with exclusions and matched constraints. Lists every provider the
-   * resolution screened with why it matched or was excluded, filtered by status or exclusion code; cursor pagination.
-   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`. REST:
-   * GET /api/v2/resolutions/:id/candidates.
+   * Every provider considered, with exclusions and matched constraints. Lists every provider the resolution screened
+   * with why it matched or was excluded, filtered by status or exclusion code; a page at a time. Errors beyond the
+   * common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
    */
   listCandidates(
     request: ListCandidatesRequest,
@@ -2313,14 +2290,13 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListCandidatesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * HoldOption: Hold an option for ttlSeconds (1..600, default 120); one active hold per resolution. Claims the
-   * option's slot for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a
-   * slot taken meanwhile SLOT_UNAVAILABLE. Idempotency-Key is optional: a retry with the same key and body answers
-   * the same hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond
-   * the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
+   * Hold an option for `ttl_seconds` (1..600, default 120); one active hold per resolution. Claims the option's slot
+   * for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a slot taken
+   * meanwhile SLOT_UNAVAILABLE. `idempotency-key` is optional: a retry with the same key and body answers the same
+   * hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond the common
+   * ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
    * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED
-   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST
-   * /api/v2/resolutions/:id/options/:optionId/hold.
+   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
    */
   holdOption(
     request: HoldOptionRequest,
@@ -2338,9 +2314,9 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: HoldOptionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetHold: Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with
-   * its status. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`,
-   * NOT_FOUND `HOLD_NOT_FOUND`. REST: GET /api/v2/resolutions/:id/options/:optionId/hold.
+   * Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with its status.
+   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND
+   * `HOLD_NOT_FOUND`.
    */
   getHold(
     request: GetHoldRequest,
@@ -2358,10 +2334,9 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetHoldResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ReleaseHold: Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond
-   * the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`. REST: DELETE
-   * /api/v2/resolutions/:id/options/:optionId/hold.
+   * Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond the common
+   * ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
+   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`.
    */
   releaseHold(
     request: ReleaseHoldRequest,
@@ -2379,13 +2354,13 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ConfirmResolution: Confirm an option into a booking (status confirmed). Books the option for the customer and
-   * answers the confirmed v2 booking (emits `booking.confirmed`); `holdId`, when given, must be a live hold of that
-   * option. Requires Idempotency-Key. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`,
-   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
+   * Confirm an option into a booking (status confirmed). Books the option for the customer and answers the confirmed
+   * v2 booking (emits `booking.confirmed`); `hold_id`, when given, must be a live hold of that option. Requires
+   * `idempotency-key`. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`, ABORTED
+   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
    * FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
    * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`,
-   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`. REST: POST /api/v2/resolutions/:id/confirm.
+   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
    */
   confirmResolution(
     request: ConfirmResolutionRequest,

@@ -13,15 +13,15 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/resources.proto";
 
-/** AnalyticsPeriod; `ANALYTICS_PERIOD_UNSPECIFIED` means not given. */
+/** The values of analytics period; `ANALYTICS_PERIOD_UNSPECIFIED` means not given. */
 export enum AnalyticsPeriod {
   /** ANALYTICS_PERIOD_UNSPECIFIED - Not given. */
   ANALYTICS_PERIOD_UNSPECIFIED = "ANALYTICS_PERIOD_UNSPECIFIED",
-  /** ANALYTICS_PERIOD_LAST_7_DAYS - REST `last_7_days`. */
+  /** ANALYTICS_PERIOD_LAST_7_DAYS - Last 7 days. */
   ANALYTICS_PERIOD_LAST_7_DAYS = "ANALYTICS_PERIOD_LAST_7_DAYS",
-  /** ANALYTICS_PERIOD_LAST_30_DAYS - REST `last_30_days`. */
+  /** ANALYTICS_PERIOD_LAST_30_DAYS - Last 30 days. */
   ANALYTICS_PERIOD_LAST_30_DAYS = "ANALYTICS_PERIOD_LAST_30_DAYS",
-  /** ANALYTICS_PERIOD_LAST_90_DAYS - REST `last_90_days`. */
+  /** ANALYTICS_PERIOD_LAST_90_DAYS - Last 90 days. */
   ANALYTICS_PERIOD_LAST_90_DAYS = "ANALYTICS_PERIOD_LAST_90_DAYS",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -79,19 +79,19 @@ export function analyticsPeriodToNumber(object: AnalyticsPeriod): number {
   }
 }
 
-/** BookingStatus; `BOOKING_STATUS_UNSPECIFIED` means not given. */
+/** The values of booking status; `BOOKING_STATUS_UNSPECIFIED` means not given. */
 export enum BookingStatus {
   /** BOOKING_STATUS_UNSPECIFIED - Not given. */
   BOOKING_STATUS_UNSPECIFIED = "BOOKING_STATUS_UNSPECIFIED",
-  /** BOOKING_STATUS_PENDING - REST `pending`. */
+  /** BOOKING_STATUS_PENDING - Pending. */
   BOOKING_STATUS_PENDING = "BOOKING_STATUS_PENDING",
-  /** BOOKING_STATUS_CONFIRMED - REST `confirmed`. */
+  /** BOOKING_STATUS_CONFIRMED - Confirmed. */
   BOOKING_STATUS_CONFIRMED = "BOOKING_STATUS_CONFIRMED",
-  /** BOOKING_STATUS_CANCELLED - REST `cancelled`. */
+  /** BOOKING_STATUS_CANCELLED - Cancelled. */
   BOOKING_STATUS_CANCELLED = "BOOKING_STATUS_CANCELLED",
-  /** BOOKING_STATUS_COMPLETED - REST `completed`. */
+  /** BOOKING_STATUS_COMPLETED - Completed. */
   BOOKING_STATUS_COMPLETED = "BOOKING_STATUS_COMPLETED",
-  /** BOOKING_STATUS_RESCHEDULED - REST `rescheduled`. */
+  /** BOOKING_STATUS_RESCHEDULED - Rescheduled. */
   BOOKING_STATUS_RESCHEDULED = "BOOKING_STATUS_RESCHEDULED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -163,15 +163,15 @@ export function bookingStatusToNumber(object: BookingStatus): number {
   }
 }
 
-/** DayPart; `DAY_PART_UNSPECIFIED` means not given. */
+/** The values of day part; `DAY_PART_UNSPECIFIED` means not given. */
 export enum DayPart {
   /** DAY_PART_UNSPECIFIED - Not given. */
   DAY_PART_UNSPECIFIED = "DAY_PART_UNSPECIFIED",
-  /** DAY_PART_MORNING - REST `morning`. */
+  /** DAY_PART_MORNING - Morning. */
   DAY_PART_MORNING = "DAY_PART_MORNING",
-  /** DAY_PART_AFTERNOON - REST `afternoon`. */
+  /** DAY_PART_AFTERNOON - Afternoon. */
   DAY_PART_AFTERNOON = "DAY_PART_AFTERNOON",
-  /** DAY_PART_EVENING - REST `evening`. */
+  /** DAY_PART_EVENING - Evening. */
   DAY_PART_EVENING = "DAY_PART_EVENING",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -229,19 +229,19 @@ export function dayPartToNumber(object: DayPart): number {
   }
 }
 
-/** DeliveryStatus; `DELIVERY_STATUS_UNSPECIFIED` means not given. */
+/** The values of delivery status; `DELIVERY_STATUS_UNSPECIFIED` means not given. */
 export enum DeliveryStatus {
   /** DELIVERY_STATUS_UNSPECIFIED - Not given. */
   DELIVERY_STATUS_UNSPECIFIED = "DELIVERY_STATUS_UNSPECIFIED",
-  /** DELIVERY_STATUS_PENDING - REST `pending`. */
+  /** DELIVERY_STATUS_PENDING - Pending. */
   DELIVERY_STATUS_PENDING = "DELIVERY_STATUS_PENDING",
-  /** DELIVERY_STATUS_DELIVERED - REST `delivered`. */
+  /** DELIVERY_STATUS_DELIVERED - Delivered. */
   DELIVERY_STATUS_DELIVERED = "DELIVERY_STATUS_DELIVERED",
-  /** DELIVERY_STATUS_FAILED - REST `failed`. */
+  /** DELIVERY_STATUS_FAILED - Failed. */
   DELIVERY_STATUS_FAILED = "DELIVERY_STATUS_FAILED",
-  /** DELIVERY_STATUS_DEAD_LETTERED - REST `dead_lettered`. */
+  /** DELIVERY_STATUS_DEAD_LETTERED - Dead lettered. */
   DELIVERY_STATUS_DEAD_LETTERED = "DELIVERY_STATUS_DEAD_LETTERED",
-  /** DELIVERY_STATUS_SUPPRESSED - REST `suppressed`. */
+  /** DELIVERY_STATUS_SUPPRESSED - Suppressed. */
   DELIVERY_STATUS_SUPPRESSED = "DELIVERY_STATUS_SUPPRESSED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -313,15 +313,15 @@ export function deliveryStatusToNumber(object: DeliveryStatus): number {
   }
 }
 
-/** ImportMode; `IMPORT_MODE_UNSPECIFIED` means not given. */
+/** The values of import mode; `IMPORT_MODE_UNSPECIFIED` means not given. */
 export enum ImportMode {
   /** IMPORT_MODE_UNSPECIFIED - Not given. */
   IMPORT_MODE_UNSPECIFIED = "IMPORT_MODE_UNSPECIFIED",
-  /** IMPORT_MODE_UPSERT - REST `upsert`. */
+  /** IMPORT_MODE_UPSERT - Upsert. */
   IMPORT_MODE_UPSERT = "IMPORT_MODE_UPSERT",
-  /** IMPORT_MODE_CREATE_ONLY - REST `create_only`. */
+  /** IMPORT_MODE_CREATE_ONLY - Create only. */
   IMPORT_MODE_CREATE_ONLY = "IMPORT_MODE_CREATE_ONLY",
-  /** IMPORT_MODE_UPDATE_ONLY - REST `update_only`. */
+  /** IMPORT_MODE_UPDATE_ONLY - Update only. */
   IMPORT_MODE_UPDATE_ONLY = "IMPORT_MODE_UPDATE_ONLY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -379,13 +379,13 @@ export function importModeToNumber(object: ImportMode): number {
   }
 }
 
-/** KeyMode; `KEY_MODE_UNSPECIFIED` means not given. */
+/** The values of key mode; `KEY_MODE_UNSPECIFIED` means not given. */
 export enum KeyMode {
   /** KEY_MODE_UNSPECIFIED - Not given. */
   KEY_MODE_UNSPECIFIED = "KEY_MODE_UNSPECIFIED",
-  /** KEY_MODE_LIVE - REST `live`. */
+  /** KEY_MODE_LIVE - Live. */
   KEY_MODE_LIVE = "KEY_MODE_LIVE",
-  /** KEY_MODE_TEST - REST `test`. */
+  /** KEY_MODE_TEST - Test. */
   KEY_MODE_TEST = "KEY_MODE_TEST",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -436,17 +436,17 @@ export function keyModeToNumber(object: KeyMode): number {
   }
 }
 
-/** KeyType; `KEY_TYPE_UNSPECIFIED` means not given. */
+/** The values of key type; `KEY_TYPE_UNSPECIFIED` means not given. */
 export enum KeyType {
   /** KEY_TYPE_UNSPECIFIED - Not given. */
   KEY_TYPE_UNSPECIFIED = "KEY_TYPE_UNSPECIFIED",
-  /** KEY_TYPE_PLATFORM_LIVE - REST `platform_live`. */
+  /** KEY_TYPE_PLATFORM_LIVE - Platform live. */
   KEY_TYPE_PLATFORM_LIVE = "KEY_TYPE_PLATFORM_LIVE",
-  /** KEY_TYPE_PLATFORM_TEST - REST `platform_test`. */
+  /** KEY_TYPE_PLATFORM_TEST - Platform test. */
   KEY_TYPE_PLATFORM_TEST = "KEY_TYPE_PLATFORM_TEST",
-  /** KEY_TYPE_ORGANIZATION_LIVE - REST `organization_live`. */
+  /** KEY_TYPE_ORGANIZATION_LIVE - Organization live. */
   KEY_TYPE_ORGANIZATION_LIVE = "KEY_TYPE_ORGANIZATION_LIVE",
-  /** KEY_TYPE_ORGANIZATION_TEST - REST `organization_test`. */
+  /** KEY_TYPE_ORGANIZATION_TEST - Organization test. */
   KEY_TYPE_ORGANIZATION_TEST = "KEY_TYPE_ORGANIZATION_TEST",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -511,17 +511,17 @@ export function keyTypeToNumber(object: KeyType): number {
   }
 }
 
-/** MachineName; `MACHINE_NAME_UNSPECIFIED` means not given. */
+/** The values of machine name; `MACHINE_NAME_UNSPECIFIED` means not given. */
 export enum MachineName {
   /** MACHINE_NAME_UNSPECIFIED - Not given. */
   MACHINE_NAME_UNSPECIFIED = "MACHINE_NAME_UNSPECIFIED",
-  /** MACHINE_NAME_RESOLUTION - REST `resolution`. */
+  /** MACHINE_NAME_RESOLUTION - Resolution. */
   MACHINE_NAME_RESOLUTION = "MACHINE_NAME_RESOLUTION",
-  /** MACHINE_NAME_HOLD - REST `hold`. */
+  /** MACHINE_NAME_HOLD - Hold. */
   MACHINE_NAME_HOLD = "MACHINE_NAME_HOLD",
-  /** MACHINE_NAME_BOOKING - REST `booking`. */
+  /** MACHINE_NAME_BOOKING - Booking. */
   MACHINE_NAME_BOOKING = "MACHINE_NAME_BOOKING",
-  /** MACHINE_NAME_WAITLIST_ENTRY - REST `waitlist_entry`. */
+  /** MACHINE_NAME_WAITLIST_ENTRY - Waitlist entry. */
   MACHINE_NAME_WAITLIST_ENTRY = "MACHINE_NAME_WAITLIST_ENTRY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -586,13 +586,13 @@ export function machineNameToNumber(object: MachineName): number {
   }
 }
 
-/** ManualReviewStatus; `MANUAL_REVIEW_STATUS_UNSPECIFIED` means not given. */
+/** The values of manual review status; `MANUAL_REVIEW_STATUS_UNSPECIFIED` means not given. */
 export enum ManualReviewStatus {
   /** MANUAL_REVIEW_STATUS_UNSPECIFIED - Not given. */
   MANUAL_REVIEW_STATUS_UNSPECIFIED = "MANUAL_REVIEW_STATUS_UNSPECIFIED",
-  /** MANUAL_REVIEW_STATUS_OPEN - REST `open`. */
+  /** MANUAL_REVIEW_STATUS_OPEN - Open. */
   MANUAL_REVIEW_STATUS_OPEN = "MANUAL_REVIEW_STATUS_OPEN",
-  /** MANUAL_REVIEW_STATUS_RESOLVED - REST `resolved`. */
+  /** MANUAL_REVIEW_STATUS_RESOLVED - Resolved. */
   MANUAL_REVIEW_STATUS_RESOLVED = "MANUAL_REVIEW_STATUS_RESOLVED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -643,17 +643,17 @@ export function manualReviewStatusToNumber(object: ManualReviewStatus): number {
   }
 }
 
-/** Plan; `PLAN_UNSPECIFIED` means not given. */
+/** The values of plan; `PLAN_UNSPECIFIED` means not given. */
 export enum Plan {
   /** PLAN_UNSPECIFIED - Not given. */
   PLAN_UNSPECIFIED = "PLAN_UNSPECIFIED",
-  /** PLAN_FREE - REST `free`. */
+  /** PLAN_FREE - Free. */
   PLAN_FREE = "PLAN_FREE",
-  /** PLAN_LAUNCH - REST `launch`. */
+  /** PLAN_LAUNCH - Launch. */
   PLAN_LAUNCH = "PLAN_LAUNCH",
-  /** PLAN_SCALE - REST `scale`. */
+  /** PLAN_SCALE - Scale. */
   PLAN_SCALE = "PLAN_SCALE",
-  /** PLAN_ENTERPRISE - REST `enterprise`. */
+  /** PLAN_ENTERPRISE - Enterprise. */
   PLAN_ENTERPRISE = "PLAN_ENTERPRISE",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -718,15 +718,15 @@ export function planToNumber(object: Plan): number {
   }
 }
 
-/** ProviderStatus; `PROVIDER_STATUS_UNSPECIFIED` means not given. */
+/** The values of provider status; `PROVIDER_STATUS_UNSPECIFIED` means not given. */
 export enum ProviderStatus {
   /** PROVIDER_STATUS_UNSPECIFIED - Not given. */
   PROVIDER_STATUS_UNSPECIFIED = "PROVIDER_STATUS_UNSPECIFIED",
-  /** PROVIDER_STATUS_ACTIVE - REST `active`. */
+  /** PROVIDER_STATUS_ACTIVE - Active. */
   PROVIDER_STATUS_ACTIVE = "PROVIDER_STATUS_ACTIVE",
-  /** PROVIDER_STATUS_INACTIVE - REST `inactive`. */
+  /** PROVIDER_STATUS_INACTIVE - Inactive. */
   PROVIDER_STATUS_INACTIVE = "PROVIDER_STATUS_INACTIVE",
-  /** PROVIDER_STATUS_SUSPENDED - REST `suspended`. */
+  /** PROVIDER_STATUS_SUSPENDED - Suspended. */
   PROVIDER_STATUS_SUSPENDED = "PROVIDER_STATUS_SUSPENDED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -784,15 +784,15 @@ export function providerStatusToNumber(object: ProviderStatus): number {
   }
 }
 
-/** RankingPolicyStatus; `RANKING_POLICY_STATUS_UNSPECIFIED` means not given. */
+/** The values of ranking policy status; `RANKING_POLICY_STATUS_UNSPECIFIED` means not given. */
 export enum RankingPolicyStatus {
   /** RANKING_POLICY_STATUS_UNSPECIFIED - Not given. */
   RANKING_POLICY_STATUS_UNSPECIFIED = "RANKING_POLICY_STATUS_UNSPECIFIED",
-  /** RANKING_POLICY_STATUS_DRAFT - REST `draft`. */
+  /** RANKING_POLICY_STATUS_DRAFT - Draft. */
   RANKING_POLICY_STATUS_DRAFT = "RANKING_POLICY_STATUS_DRAFT",
-  /** RANKING_POLICY_STATUS_ACTIVE - REST `active`. */
+  /** RANKING_POLICY_STATUS_ACTIVE - Active. */
   RANKING_POLICY_STATUS_ACTIVE = "RANKING_POLICY_STATUS_ACTIVE",
-  /** RANKING_POLICY_STATUS_INACTIVE - REST `inactive`. */
+  /** RANKING_POLICY_STATUS_INACTIVE - Inactive. */
   RANKING_POLICY_STATUS_INACTIVE = "RANKING_POLICY_STATUS_INACTIVE",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -850,13 +850,13 @@ export function rankingPolicyStatusToNumber(object: RankingPolicyStatus): number
   }
 }
 
-/** ResolutionStatus; `RESOLUTION_STATUS_UNSPECIFIED` means not given. */
+/** The values of resolution status; `RESOLUTION_STATUS_UNSPECIFIED` means not given. */
 export enum ResolutionStatus {
   /** RESOLUTION_STATUS_UNSPECIFIED - Not given. */
   RESOLUTION_STATUS_UNSPECIFIED = "RESOLUTION_STATUS_UNSPECIFIED",
-  /** RESOLUTION_STATUS_RESOLVED - REST `resolved`. */
+  /** RESOLUTION_STATUS_RESOLVED - Resolved. */
   RESOLUTION_STATUS_RESOLVED = "RESOLUTION_STATUS_RESOLVED",
-  /** RESOLUTION_STATUS_ZERO_RESULTS - REST `zero_results`. */
+  /** RESOLUTION_STATUS_ZERO_RESULTS - Zero results. */
   RESOLUTION_STATUS_ZERO_RESULTS = "RESOLUTION_STATUS_ZERO_RESULTS",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -907,15 +907,15 @@ export function resolutionStatusToNumber(object: ResolutionStatus): number {
   }
 }
 
-/** TieBreaker; `TIE_BREAKER_UNSPECIFIED` means not given. */
+/** The values of tie breaker; `TIE_BREAKER_UNSPECIFIED` means not given. */
 export enum TieBreaker {
   /** TIE_BREAKER_UNSPECIFIED - Not given. */
   TIE_BREAKER_UNSPECIFIED = "TIE_BREAKER_UNSPECIFIED",
-  /** TIE_BREAKER_EARLIEST_START - REST `earliest_start`. */
+  /** TIE_BREAKER_EARLIEST_START - Earliest start. */
   TIE_BREAKER_EARLIEST_START = "TIE_BREAKER_EARLIEST_START",
-  /** TIE_BREAKER_LOWEST_WORKLOAD - REST `lowest_workload`. */
+  /** TIE_BREAKER_LOWEST_WORKLOAD - Lowest workload. */
   TIE_BREAKER_LOWEST_WORKLOAD = "TIE_BREAKER_LOWEST_WORKLOAD",
-  /** TIE_BREAKER_PROVIDER_ID - REST `provider_id`. */
+  /** TIE_BREAKER_PROVIDER_ID - Provider id. */
   TIE_BREAKER_PROVIDER_ID = "TIE_BREAKER_PROVIDER_ID",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -973,17 +973,17 @@ export function tieBreakerToNumber(object: TieBreaker): number {
   }
 }
 
-/** WaitlistStatus; `WAITLIST_STATUS_UNSPECIFIED` means not given. */
+/** The values of waitlist status; `WAITLIST_STATUS_UNSPECIFIED` means not given. */
 export enum WaitlistStatus {
   /** WAITLIST_STATUS_UNSPECIFIED - Not given. */
   WAITLIST_STATUS_UNSPECIFIED = "WAITLIST_STATUS_UNSPECIFIED",
-  /** WAITLIST_STATUS_WAITING - REST `waiting`. */
+  /** WAITLIST_STATUS_WAITING - Waiting. */
   WAITLIST_STATUS_WAITING = "WAITLIST_STATUS_WAITING",
-  /** WAITLIST_STATUS_OFFERED - REST `offered`. */
+  /** WAITLIST_STATUS_OFFERED - Offered. */
   WAITLIST_STATUS_OFFERED = "WAITLIST_STATUS_OFFERED",
-  /** WAITLIST_STATUS_BOOKED - REST `booked`. */
+  /** WAITLIST_STATUS_BOOKED - Booked. */
   WAITLIST_STATUS_BOOKED = "WAITLIST_STATUS_BOOKED",
-  /** WAITLIST_STATUS_CANCELLED - REST `cancelled`. */
+  /** WAITLIST_STATUS_CANCELLED - Cancelled. */
   WAITLIST_STATUS_CANCELLED = "WAITLIST_STATUS_CANCELLED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -1048,30 +1048,27 @@ export function waitlistStatusToNumber(object: WaitlistStatus): number {
   }
 }
 
-/** ActivatedRankingPolicy: the `ActivatedRankingPolicy` of the contract (openapi.json), field for field. */
+/** An activated ranking policy. */
 export interface ActivatedRankingPolicy {
-  /** Text. */
+  /** The id of the activated ranking policy. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The version. At least 0. */
   version?:
     | number
     | undefined;
-  /** An instant. */
+  /** When it was activated. */
   activatedAt?: Date | undefined;
 }
 
-/** ActorHistoryEntry: the `ActorHistoryEntry` of the contract (openapi.json), field for field. */
+/** An actor history entry. */
 export interface ActorHistoryEntry {
-  /**
-   * The revision the step wrote (1 = creation); increasing, with gaps once old entries are trimmed. A whole number
-   * from 0 to 9007199254740991.
-   */
+  /** The revision the step wrote (1 = creation); increasing, with gaps once old entries are trimmed. At least 0. */
   seq?:
     | number
     | undefined;
@@ -1087,46 +1084,46 @@ export interface ActorHistoryEntry {
   toState?:
     | string
     | undefined;
-  /** An instant. */
+  /** The at. */
   at?:
     | Date
     | undefined;
-  /** null when the step was recorded without its cause. Unset when there is none. */
+  /** unset when the step was recorded without its cause. Unset when there is none. */
   causedBy?: StepCause | undefined;
 }
 
-/** ActorTimer: the `ActorTimer` of the contract (openapi.json), field for field. */
+/** An actor timer. */
 export interface ActorTimer {
   /** Timer name; when due, the service sends the matching event (`expire` → EXPIRE). */
   event?:
     | string
     | undefined;
-  /** An instant. */
+  /** The due time. */
   dueAt?:
     | Date
     | undefined;
   /**
    * true while the timer is scheduled, has not fired and the actor is not in a final state (a finished actor takes no
-   * timer event). True or false.
+   * timer event).
    */
   pending?: boolean | undefined;
 }
 
-/** ActorView: the `ActorView` of the contract (openapi.json), field for field. */
+/** The live view of one resolution, hold or booking actor. */
 export interface ActorView {
-  /** One of `resolution`, `hold`, `booking`, `waitlist_entry`. */
+  /** The machine name. */
   machineName?:
     | MachineName
     | undefined;
-  /** Text. */
+  /** The id of the actor view. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The machine. */
   machine?:
     | string
     | undefined;
-  /** Version of the machine that wrote the stored snapshot. A whole number from 0 to 9007199254740991. */
+  /** Version of the machine that wrote the stored snapshot. At least 0. */
   machineVersion?:
     | number
     | undefined;
@@ -1142,7 +1139,7 @@ export interface ActorView {
   status?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The revision. At least 0. */
   revision?:
     | number
     | undefined;
@@ -1162,25 +1159,25 @@ export interface ActorView {
   transitionsTaken?: ActorView_TransitionsTaken[] | undefined;
 }
 
-/** The `transitionsTaken` object. */
+/** The transitions taken. */
 export interface ActorView_TransitionsTaken {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The n. At least 0. */
   n?:
     | number
     | undefined;
-  /** Text. */
+  /** The from. */
   from?:
     | string
     | undefined;
-  /** Text. */
+  /** The event. */
   event?:
     | string
     | undefined;
-  /** Text. */
+  /** The to. */
   to?: string | undefined;
 }
 
-/** Analytics: the `Analytics` of the contract (openapi.json), field for field. */
+/** An analytics. */
 export interface Analytics {
   /** The resolutions. */
   resolutions?:
@@ -1192,88 +1189,82 @@ export interface Analytics {
     | undefined;
   /**
    * Resolutions of the period that led to a booking / all resolutions of the period, 4 decimals; 0 without
-   * resolutions. A number of at least 0.
+   * resolutions. At least 0.
    */
   conversionRate?:
     | number
     | undefined;
-  /** Text. */
+  /** The period. */
   period?: string | undefined;
 }
 
-/** The `resolutions` object. */
+/** The resolutions. */
 export interface Analytics_Resolutions {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The total. At least 0. */
   total?:
     | number
     | undefined;
-  /**
-   * Made with one or more options (status as made; a later expiry changes nothing). A whole number from 0 to
-   * 9007199254740991.
-   */
+  /** Made with one or more options (status as made; a later expiry changes nothing). At least 0. */
   resolved?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The zero results. At least 0. */
   zeroResults?:
     | number
     | undefined;
-  /** Mean evaluatedSlots per resolution, 2 decimals; 0 without resolutions. A number of at least 0. */
+  /** Mean evaluatedSlots per resolution, 2 decimals; 0 without resolutions. At least 0. */
   avgEvaluatedSlots?: number | undefined;
 }
 
-/** The `bookings` object. */
+/** The bookings. */
 export interface Analytics_Bookings {
-  /** Bookings created in the period, in any status. A whole number from 0 to 9007199254740991. */
+  /** Bookings created in the period, in any status. At least 0. */
   total?:
     | number
     | undefined;
-  /**
-   * Of those, now confirmed or completed (a completed booking was confirmed). A whole number from 0 to
-   * 9007199254740991.
-   */
+  /** Of those, now confirmed or completed (a completed booking was confirmed). At least 0. */
   confirmed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The cancelled. At least 0. */
   cancelled?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The rescheduled. At least 0. */
   rescheduled?: number | undefined;
 }
 
-/** ApiKey: the `ApiKey` of the contract (openapi.json), field for field. */
+/** An API key of a platform account (never its secret). */
 export interface ApiKey {
-  /** Text. */
+  /** The id of the api key. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The type. */
   type?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
-  /** Text. */
+  /** The name. */
   name?:
     | string
     | undefined;
-  /** Text. */
+  /** The hint. */
   hint?:
     | string
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it expires. Unset when there is none. */
   expiresAt?:
     | Date
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it was revoked. Unset when there is none. */
   revokedAt?: Date | undefined;
 }
 
@@ -1290,40 +1281,37 @@ export interface AuditActor {
     | undefined;
 }
 
-/** The `apiKey` object. */
+/** The API key (id and type) the change was made with. */
 export interface AuditActor_ApiKey {
-  /** Text. */
+  /** The id of the key. */
   keyId?:
     | string
     | undefined;
-  /** Text. */
+  /** The key type. */
   keyType?: string | undefined;
 }
 
-/** The `system` object. */
+/** A background worker or operator tool (`type` is `system`). */
 export interface AuditActor_System {
-  /** Text. */
+  /** The type. */
   type?: string | undefined;
 }
 
-/** AuditChainVerification: the `AuditChainVerification` of the contract (openapi.json), field for field. */
+/** An audit chain verification. */
 export interface AuditChainVerification {
-  /** One of `intact`, `broken`. */
+  /** The status. */
   status?:
     | AuditChainVerification_Status
     | undefined;
-  /** Events read, linked or not. A whole number from 0 to 9007199254740991. */
+  /** Events read, linked or not. At least 0. */
   checked?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The linked. At least 0. */
   linked?:
     | number
     | undefined;
-  /**
-   * Events the sequencer has not linked yet (shortly after they are written): not a break. A whole number from 0 to
-   * 9007199254740991.
-   */
+  /** Events the sequencer has not linked yet (shortly after they are written): not a break. At least 0. */
   pending?:
     | number
     | undefined;
@@ -1331,29 +1319,29 @@ export interface AuditChainVerification {
   breaks?:
     | AuditChainVerification_Breaks[]
     | undefined;
-  /** First chain position verified (0 when the chain is empty). A whole number from 0 to 9007199254740991. */
+  /** First chain position verified (0 when the chain is empty). At least 0. */
   fromPosition?:
     | number
     | undefined;
-  /** Last chain position verified: the chain's head. A whole number from 0 to 9007199254740991. */
+  /** Last chain position verified: the chain's head. At least 0. */
   toPosition?:
     | number
     | undefined;
-  /** true when the whole chain from position 1 was verified (it had at most `limit` links). True or false. */
+  /** true when the whole chain from position 1 was verified (it had at most `limit` links). */
   complete?:
     | boolean
     | undefined;
-  /** An instant. */
+  /** When it was verified. */
   verifiedAt?: Date | undefined;
 }
 
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+/** The values of status; `STATUS_UNSPECIFIED` means not given. */
 export enum AuditChainVerification_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_INTACT - REST `intact`. */
+  /** STATUS_INTACT - Intact. */
   STATUS_INTACT = "STATUS_INTACT",
-  /** STATUS_BROKEN - REST `broken`. */
+  /** STATUS_BROKEN - Broken. */
   STATUS_BROKEN = "STATUS_BROKEN",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -1404,23 +1392,23 @@ export function auditChainVerification_StatusToNumber(object: AuditChainVerifica
   }
 }
 
-/** The `breaks` object. */
+/** The breaks. */
 export interface AuditChainVerification_Breaks {
-  /** Text. */
+  /** The id of the event. */
   eventId?:
     | string
     | undefined;
-  /** Text. */
+  /** The reason. */
   reason?: string | undefined;
 }
 
-/** AuditEvent: the `AuditEvent` of the contract (openapi.json), field for field. */
+/** An entry of the immutable audit log. */
 export interface AuditEvent {
-  /** Text. */
+  /** The id of the audit event. */
   id?:
     | string
     | undefined;
-  /** Who made a change: an API key, or a background worker or operator tool of the service. */
+  /** The changed by. Who made a change: an API key, or a background worker or operator tool of the service. */
   changedBy?:
     | AuditActor
     | undefined;
@@ -1428,11 +1416,11 @@ export interface AuditEvent {
   action?:
     | string
     | undefined;
-  /** Text. */
+  /** The resource type. */
   resourceType?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the resource. Unset when there is none. */
   resourceId?:
     | string
     | undefined;
@@ -1440,129 +1428,129 @@ export interface AuditEvent {
   requestId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
-  /** Free-form JSON. Unset when there is none. */
+  /** The before. Free-form JSON. Unset when there is none. */
   before?:
     | any
     | undefined;
-  /** Free-form JSON. Unset when there is none. */
+  /** The after. Free-form JSON. Unset when there is none. */
   after?:
     | any
     | undefined;
-  /** An instant. */
+  /** The timestamp. */
   timestamp?: Date | undefined;
 }
 
-/** BookingV1Cancelled: the `BookingV1Cancelled` of the contract (openapi.json), field for field. */
+/** A booking cancelled (v1 shape). */
 export interface BookingV1Cancelled {
-  /** Text. */
+  /** The id of the booking. */
   bookingId?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
-  /** An instant. */
+  /** When it was cancelled. */
   cancelledAt?: Date | undefined;
 }
 
-/** BookingV1ConfirmResult: the `BookingV1ConfirmResult` of the contract (openapi.json), field for field. */
+/** A booking confirm result (v1 shape). */
 export interface BookingV1ConfirmResult {
-  /** Text. */
+  /** The id of the booking. */
   bookingId?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
+  /** The booking status. */
   bookingStatus?: BookingStatus | undefined;
 }
 
-/** BookingV1Created: the `BookingV1Created` of the contract (openapi.json), field for field. */
+/** A booking created (v1 shape). */
 export interface BookingV1Created {
   /** The items of this page. */
   data?: BookingV1Created_Data | undefined;
 }
 
-/** The `data` object. */
+/** The data. */
 export interface BookingV1Created_Data {
-  /** Text. */
+  /** The id of the data. */
   id?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
+  /** The booking status. */
   bookingStatus?:
     | BookingStatus
     | undefined;
-  /** Text. */
+  /** The title. */
   title?:
     | string
     | undefined;
-  /** Start, ISO 8601 UTC. An instant. */
+  /** Start, ISO 8601 UTC. */
   date?:
     | Date
     | undefined;
-  /** End, ISO 8601 UTC. An instant. */
+  /** End, ISO 8601 UTC. */
   endTime?:
     | Date
     | undefined;
-  /** Text. */
+  /** The token to confirm. */
   tokenToConfirm?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the resolution. Unset when there is none. */
   resolutionId?: string | undefined;
 }
 
-/** BookingV1Rescheduled: the `BookingV1Rescheduled` of the contract (openapi.json), field for field. */
+/** A booking rescheduled (v1 shape). */
 export interface BookingV1Rescheduled {
   /** The items of this page. */
   data?: BookingV1Rescheduled_Data | undefined;
 }
 
-/** The `data` object. */
+/** The data. */
 export interface BookingV1Rescheduled_Data {
-  /** Text. */
+  /** The id of the data. */
   id?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
+  /** The booking status. */
   bookingStatus?:
     | BookingStatus
     | undefined;
-  /** Text. */
+  /** The title. */
   title?:
     | string
     | undefined;
-  /** An instant. */
+  /** The date. */
   date?:
     | Date
     | undefined;
-  /** An instant. */
+  /** The end time. */
   endTime?: Date | undefined;
 }
 
-/** BookingV2: the `BookingV2` of the contract (openapi.json), field for field. */
+/** A booking. */
 export interface BookingV2 {
-  /** Text. */
+  /** The id of the booking. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the resolution. Unset when there is none. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the option. Unset when there is none. */
   optionId?:
     | string
     | undefined;
-  /** One of `pending`, `confirmed`, `cancelled`, `completed`, `rescheduled`. */
+  /** The booking status. */
   bookingStatus?:
     | BookingStatus
     | undefined;
@@ -1583,33 +1571,33 @@ export interface BookingV2 {
     | BookingV2_Slot
     | undefined;
   /**
-   * The `metadata` sent with the confirmation (`{}` when none). A booking stored before metadata was bounded to 8
-   * levels answers what is nested deeper as null. A free-form JSON object.
+   * The `metadata` sent with the confirmation (`` when none). A booking stored before metadata was bounded to 8
+   * levels answers what is nested deeper as unset. A free-form JSON object.
    */
   metadata?:
     | { [key: string]: any }
     | undefined;
-  /** One of `v1`, `v2`. */
+  /** The source. */
   source?:
     | BookingV2_Source
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The rescheduled from. Unset when there is none. */
   rescheduledFrom?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The rescheduled to. Unset when there is none. */
   rescheduledTo?:
     | string
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it was cancelled. Unset when there is none. */
   cancelledAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it last changed. */
   updatedAt?:
     | Date
     | undefined;
@@ -1620,13 +1608,13 @@ export interface BookingV2 {
   confirmationUrl?: string | undefined;
 }
 
-/** The values of `source`; `SOURCE_UNSPECIFIED` means not given. */
+/** The values of source; `SOURCE_UNSPECIFIED` means not given. */
 export enum BookingV2_Source {
   /** SOURCE_UNSPECIFIED - Not given. */
   SOURCE_UNSPECIFIED = "SOURCE_UNSPECIFIED",
-  /** SOURCE_V1 - REST `v1`. */
+  /** SOURCE_V1 - V1. */
   SOURCE_V1 = "SOURCE_V1",
-  /** SOURCE_V2 - REST `v2`. */
+  /** SOURCE_V2 - V2. */
   SOURCE_V2 = "SOURCE_V2",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -1677,13 +1665,13 @@ export function bookingV2_SourceToNumber(object: BookingV2_Source): number {
   }
 }
 
-/** The `provider` object. */
+/** The provider. */
 export interface BookingV2_Provider {
-  /** Text. */
+  /** The id of the provider. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The name to show. */
   displayName?:
     | string
     | undefined;
@@ -1691,75 +1679,75 @@ export interface BookingV2_Provider {
   username?: string | undefined;
 }
 
-/** The `service` object. */
+/** The service. */
 export interface BookingV2_Service {
-  /** Text. */
+  /** The id of the service. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The name to show. */
   displayName?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The duration minutes. At least 0. */
   durationMinutes?: number | undefined;
 }
 
-/** The `customer` object. */
+/** The customer. */
 export interface BookingV2_Customer {
-  /** Text. */
+  /** The name. */
   name?:
     | string
     | undefined;
-  /** Text. */
+  /** An e-mail address. */
   email?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** An IANA time zone (`Europe/Berlin`). Unset when there is none. */
   timezone?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The lastname. Unset when there is none. */
   lastname?: string | undefined;
 }
 
-/** The `slot` object. */
+/** The slot. */
 export interface BookingV2_Slot {
-  /** An instant. */
+  /** When it starts. */
   start?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it ends. */
   end?:
     | Date
     | undefined;
-  /** Text. */
+  /** An IANA time zone (`Europe/Berlin`). */
   timezone?: string | undefined;
 }
 
-/** CalendarConnection: the `CalendarConnection` of the contract (openapi.json), field for field. */
+/** A provider's weekly availability schedule, date overrides and optional ICS feed. */
 export interface CalendarConnection {
-  /** Text. */
+  /** The id of the calendar connection. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The title. Unset when there is none. */
   title?:
     | string
     | undefined;
-  /** Text. */
+  /** An IANA time zone (`Europe/Berlin`). */
   timezone?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
@@ -1771,83 +1759,83 @@ export interface CalendarConnection {
   overrides?:
     | DateOverride[]
     | undefined;
-  /** Unset when there is none. */
+  /** The external calendar. Unset when there is none. */
   externalCalendar?:
     | ExternalCalendar
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it last changed. */
   updatedAt?: Date | undefined;
 }
 
-/** CalendarConnectionList: the `CalendarConnectionList` of the contract (openapi.json), field for field. */
+/** A page of calendar connections. */
 export interface CalendarConnectionList {
   /** The items of this page. */
   data?:
     | CalendarConnection[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many items match, on all pages together. At least 0. */
   total?:
     | number
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?: string | undefined;
 }
 
-/** CallerIdentity: the `CallerIdentity` of the contract (openapi.json), field for field. */
+/** A caller identity. */
 export interface CallerIdentity {
-  /** Text. */
+  /** The id of the key. */
   keyId?:
     | string
     | undefined;
-  /** One of `platform_live`, `platform_test`, `organization_live`, `organization_test`. */
+  /** The key type. */
   keyType?:
     | KeyType
     | undefined;
-  /** The key's mode, which decides side effects (e-mail, webhooks). One of `live`, `test`. */
+  /** The key's mode, which decides side effects (e-mail, webhooks). */
   keyMode?:
     | KeyMode
     | undefined;
-  /** Text. */
+  /** The id of the platform. */
   platformId?:
     | string
     | undefined;
   /**
-   * The organization named by Service-Organization-Id (platform key) or the key's own (organization key); null for a
-   * platform key sent without the header. Unset when there is none.
+   * The organization named by `service-organization-id` (platform key) or the key's own (organization key); unset for
+   * a platform key sent without the header. Unset when there is none.
    */
   organizationId?:
     | string
     | undefined;
   /**
    * Platform keys: the platform's default organization, where organization-scoped calls act when the header is left
-   * out. null for organization keys. Unset when there is none.
+   * out. unset for organization keys. Unset when there is none.
    */
   defaultOrganizationId?:
     | string
     | undefined;
-  /** The organization of `organizationId`; null when `organizationId` is. Unset when there is none. */
+  /** The organization of `organization_id`; unset when `organization_id` is. Unset when there is none. */
   organization?: CallerIdentity_Organization | undefined;
 }
 
-/** The `organization` object. */
+/** The organization. */
 export interface CallerIdentity_Organization {
-  /** Text. */
+  /** The id of the organization. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The name. */
   name?:
     | string
     | undefined;
-  /** Text. */
+  /** The id the caller's own system gives it. */
   externalId?:
     | string
     | undefined;
@@ -1855,21 +1843,24 @@ export interface CallerIdentity_Organization {
   settings?:
     | OrganizationSettingsView
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /**
+   * The version of the organization's provider graph: it advances with each change to its providers, services or
+   * schedules. At least 0.
+   */
   providerGraphVersion?: number | undefined;
 }
 
-/** Candidate: the `Candidate` of the contract (openapi.json), field for field. */
+/** A candidate. */
 export interface Candidate {
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The name to show. */
   displayName?:
     | string
     | undefined;
-  /** One of `matched`, `excluded`, `unknown`. */
+  /** The eligibility status. */
   eligibilityStatus?:
     | Candidate_EligibilityStatus
     | undefined;
@@ -1881,19 +1872,19 @@ export interface Candidate {
   matchedConstraints?:
     | ConstraintRecord[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The rank. At least 0. Unset when there is none. */
   rank?: number | undefined;
 }
 
-/** The values of `eligibilityStatus`; `ELIGIBILITY_STATUS_UNSPECIFIED` means not given. */
+/** The values of eligibility status; `ELIGIBILITY_STATUS_UNSPECIFIED` means not given. */
 export enum Candidate_EligibilityStatus {
   /** ELIGIBILITY_STATUS_UNSPECIFIED - Not given. */
   ELIGIBILITY_STATUS_UNSPECIFIED = "ELIGIBILITY_STATUS_UNSPECIFIED",
-  /** ELIGIBILITY_STATUS_MATCHED - REST `matched`. */
+  /** ELIGIBILITY_STATUS_MATCHED - Matched. */
   ELIGIBILITY_STATUS_MATCHED = "ELIGIBILITY_STATUS_MATCHED",
-  /** ELIGIBILITY_STATUS_EXCLUDED - REST `excluded`. */
+  /** ELIGIBILITY_STATUS_EXCLUDED - Excluded. */
   ELIGIBILITY_STATUS_EXCLUDED = "ELIGIBILITY_STATUS_EXCLUDED",
-  /** ELIGIBILITY_STATUS_UNKNOWN - REST `unknown`. */
+  /** ELIGIBILITY_STATUS_UNKNOWN - Unknown. */
   ELIGIBILITY_STATUS_UNKNOWN = "ELIGIBILITY_STATUS_UNKNOWN",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -1951,13 +1942,13 @@ export function candidate_EligibilityStatusToNumber(object: Candidate_Eligibilit
   }
 }
 
-/** The `exclusions` object. */
+/** The exclusions. */
 export interface Candidate_Exclusions {
-  /** Text. */
+  /** The code. */
   code?:
     | string
     | undefined;
-  /** Text. */
+  /** The field. */
   field?:
     | string
     | undefined;
@@ -1975,11 +1966,11 @@ export interface Candidate_Exclusions {
   actualValues?:
     | ConstraintValue[]
     | undefined;
-  /** Text. */
+  /** The source status. */
   sourceStatus?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
@@ -1987,9 +1978,9 @@ export interface Candidate_Exclusions {
   detail?: string | undefined;
 }
 
-/** CandidatesPage: the `CandidatesPage` of the contract (openapi.json), field for field. */
+/** A page of candidatess. */
 export interface CandidatesPage {
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
@@ -2001,43 +1992,43 @@ export interface CandidatesPage {
   summary?:
     | CandidatesPage_Summary
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?: string | undefined;
 }
 
-/** The `summary` object. */
+/** The summary. */
 export interface CandidatesPage_Summary {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The total. At least 0. */
   total?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The matched. At least 0. */
   matched?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The excluded. At least 0. */
   excluded?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The unknown. At least 0. */
   unknown?: number | undefined;
 }
 
-/** ConstraintRecord: the `ConstraintRecord` of the contract (openapi.json), field for field. */
+/** A constraint record. */
 export interface ConstraintRecord {
-  /** Text. */
+  /** The code. */
   code?:
     | string
     | undefined;
-  /** Text. */
+  /** The field. */
   field?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
@@ -2055,7 +2046,7 @@ export interface ConstraintRecord {
   actualValues?:
     | ConstraintValue[]
     | undefined;
-  /** Text. */
+  /** The source status. */
   sourceStatus?: string | undefined;
 }
 
@@ -2075,69 +2066,69 @@ export interface ConstraintValue {
     | undefined;
 }
 
-/** ContinuityRecord: the `ContinuityRecord` of the contract (openapi.json), field for field. */
+/** A record that a client has seen a provider (it ranks the provider higher for that client). */
 export interface ContinuityRecord {
-  /** Text. */
+  /** The id of the continuity record. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The client ref. */
   clientRef?:
     | string
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it was last seen. Unset when there is none. */
   lastSeenAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?: Date | undefined;
 }
 
-/** CreatedApiKey: the `CreatedApiKey` of the contract (openapi.json), field for field. */
+/** A newly created API key, with its secret: shown this once. */
 export interface CreatedApiKey {
-  /** Text. */
+  /** The id of the created api key. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The type. */
   type?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
-  /** Text. */
+  /** The name. */
   name?:
     | string
     | undefined;
-  /** Text. */
+  /** The hint. */
   hint?:
     | string
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it expires. Unset when there is none. */
   expiresAt?:
     | Date
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it was revoked. Unset when there is none. */
   revokedAt?:
     | Date
     | undefined;
-  /** Text. */
+  /** The key. */
   key?: string | undefined;
 }
 
-/** DateOverride: the `DateOverride` of the contract (openapi.json), field for field. */
+/** A date override. */
 export interface DateOverride {
-  /** Text. */
+  /** The date. */
   date?:
     | string
     | undefined;
@@ -2155,9 +2146,9 @@ export interface DateRangeInput {
   toDate?: string | undefined;
 }
 
-/** Day: the `Day` of the contract (openapi.json), field for field. */
+/** A day. */
 export interface Day {
-  /** True or false. */
+  /** Enabled. */
   enabled?:
     | boolean
     | undefined;
@@ -2165,9 +2156,9 @@ export interface Day {
   slots?: TimeWindow[] | undefined;
 }
 
-/** DayInput: the `DayInput` of the contract (openapi.json), field for field. */
+/** A day as a caller gives it. */
 export interface DayInput {
-  /** True or false. Required. */
+  /** Enabled. Required. */
   enabled?:
     | boolean
     | undefined;
@@ -2175,7 +2166,7 @@ export interface DayInput {
   slots?: TimeWindowInput[] | undefined;
 }
 
-/** DaysInput: the `DaysInput` of the contract (openapi.json), field for field. */
+/** A days as a caller gives it. */
 export interface DaysInput {
   /** The monday. Optional. */
   monday?:
@@ -2205,29 +2196,29 @@ export interface DaysInput {
   sunday?: DayInput | undefined;
 }
 
-/** DeletedCalendarConnection: the `DeletedCalendarConnection` of the contract (openapi.json), field for field. */
+/** A calendar connection as it was when deleted, with `deleted` set. */
 export interface DeletedCalendarConnection {
-  /** Text. */
+  /** The id of the deleted calendar connection. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The title. Unset when there is none. */
   title?:
     | string
     | undefined;
-  /** Text. */
+  /** An IANA time zone (`Europe/Berlin`). */
   timezone?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
@@ -2239,91 +2230,91 @@ export interface DeletedCalendarConnection {
   overrides?:
     | DateOverride[]
     | undefined;
-  /** Unset when there is none. */
+  /** The external calendar. Unset when there is none. */
   externalCalendar?:
     | ExternalCalendar
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it last changed. */
   updatedAt?:
     | Date
     | undefined;
-  /** True or false. */
+  /** Deleted. */
   deleted?: boolean | undefined;
 }
 
-/** DeletedService: the `DeletedService` of the contract (openapi.json), field for field. */
+/** A service as it was when deleted, with `deleted` set. */
 export interface DeletedService {
-  /** Text. */
+  /** The id of the deleted service. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The title. */
   title?:
     | string
     | undefined;
-  /** Text. */
+  /** A URL-safe name derived from the title, unique per provider. */
   slug?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The duration. At least 0. */
   duration?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The price. At least 0. Unset when there is none. */
   price?:
     | number
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The currency. Unset when there is none. */
   currency?:
     | string
     | undefined;
-  /** One of `virtual`, `in-person`, `both`. Unset when there is none. */
+  /** The modality. One of `virtual`, `in-person`, `both`. Unset when there is none. */
   modality?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The slot interval minutes. At least 0. */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The minimum notice minutes. At least 0. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The buffer before minutes. At least 0. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The buffer after minutes. At least 0. */
   bufferAfterMinutes?:
     | number
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it last changed. */
   updatedAt?:
     | Date
     | undefined;
-  /** True or false. */
+  /** Deleted. */
   deleted?: boolean | undefined;
 }
 
-/** Delivery: the `Delivery` of the contract (openapi.json), field for field. */
+/** A webhook delivery record with its latest attempt. */
 export interface Delivery {
-  /** Text. */
+  /** The id of the delivery. */
   id?:
     | string
     | undefined;
@@ -2335,69 +2326,60 @@ export interface Delivery {
   event?:
     | string
     | undefined;
-  /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. */
+  /** The delivery status. */
   deliveryStatus?:
     | DeliveryStatus
     | undefined;
-  /**
-   * Number of the latest attempt (0 before the first); manual replays go on numbering after 5. A whole number from 0
-   * to 9007199254740991.
-   */
+  /** Number of the latest attempt (0 before the first); manual replays go on numbering after 5. At least 0. */
   attempt?:
     | number
     | undefined;
   /**
-   * HTTP status of the latest attempt; null before any attempt and when the receiver gave no answer. A whole number
-   * from 0 to 9007199254740991. Unset when there is none.
+   * HTTP status of the latest attempt; unset before any attempt and when the receiver gave no answer. At least 0.
+   * Unset when there is none.
    */
   statusCode?:
     | number
     | undefined;
-  /**
-   * Duration of the latest attempt; null before any attempt. A whole number from 0 to 9007199254740991. Unset when
-   * there is none.
-   */
+  /** Duration of the latest attempt; unset before any attempt. At least 0. Unset when there is none. */
   latencyMs?:
     | number
     | undefined;
-  /** Time of the latest attempt, or when the delivery was recorded if none was made yet. An instant. */
+  /** Time of the latest attempt, or when the delivery was recorded if none was made yet. */
   timestamp?:
     | Date
     | undefined;
-  /** Whether the latest attempt got a 2xx; null before any attempt. True or false. Unset when there is none. */
+  /** Whether the latest attempt got a 2xx; unset before any attempt. Unset when there is none. */
   success?:
     | boolean
     | undefined;
-  /**
-   * When the next attempt is due (status `pending` or `failed`); null otherwise. An instant. Unset when there is
-   * none.
-   */
+  /** When the next attempt is due (status `pending` or `failed`); unset otherwise. Unset when there is none. */
   nextAttemptAt?: Date | undefined;
 }
 
-/** DeliveryAttempt: the `DeliveryAttempt` of the contract (openapi.json), field for field. */
+/** A delivery attempt. */
 export interface DeliveryAttempt {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The attempt. At least 0. */
   attempt?:
     | number
     | undefined;
-  /** null when the receiver gave no answer. A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** unset when the receiver gave no answer. At least 0. Unset when there is none. */
   statusCode?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The latency ms. At least 0. */
   latencyMs?:
     | number
     | undefined;
-  /** An instant. */
+  /** The timestamp. */
   timestamp?:
     | Date
     | undefined;
-  /** True or false. */
+  /** Success. */
   success?:
     | boolean
     | undefined;
-  /** true for a replay asked for through the API. True or false. */
+  /** true for a replay asked for through the API. */
   manual?:
     | boolean
     | undefined;
@@ -2408,9 +2390,9 @@ export interface DeliveryAttempt {
   error?: string | undefined;
 }
 
-/** DeliveryDetail: the `DeliveryDetail` of the contract (openapi.json), field for field. */
+/** A delivery detail. */
 export interface DeliveryDetail {
-  /** Text. */
+  /** The id of the delivery detail. */
   id?:
     | string
     | undefined;
@@ -2422,43 +2404,34 @@ export interface DeliveryDetail {
   event?:
     | string
     | undefined;
-  /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. */
+  /** The delivery status. */
   deliveryStatus?:
     | DeliveryStatus
     | undefined;
-  /**
-   * Number of the latest attempt (0 before the first); manual replays go on numbering after 5. A whole number from 0
-   * to 9007199254740991.
-   */
+  /** Number of the latest attempt (0 before the first); manual replays go on numbering after 5. At least 0. */
   attempt?:
     | number
     | undefined;
   /**
-   * HTTP status of the latest attempt; null before any attempt and when the receiver gave no answer. A whole number
-   * from 0 to 9007199254740991. Unset when there is none.
+   * HTTP status of the latest attempt; unset before any attempt and when the receiver gave no answer. At least 0.
+   * Unset when there is none.
    */
   statusCode?:
     | number
     | undefined;
-  /**
-   * Duration of the latest attempt; null before any attempt. A whole number from 0 to 9007199254740991. Unset when
-   * there is none.
-   */
+  /** Duration of the latest attempt; unset before any attempt. At least 0. Unset when there is none. */
   latencyMs?:
     | number
     | undefined;
-  /** Time of the latest attempt, or when the delivery was recorded if none was made yet. An instant. */
+  /** Time of the latest attempt, or when the delivery was recorded if none was made yet. */
   timestamp?:
     | Date
     | undefined;
-  /** Whether the latest attempt got a 2xx; null before any attempt. True or false. Unset when there is none. */
+  /** Whether the latest attempt got a 2xx; unset before any attempt. Unset when there is none. */
   success?:
     | boolean
     | undefined;
-  /**
-   * When the next attempt is due (status `pending` or `failed`); null otherwise. An instant. Unset when there is
-   * none.
-   */
+  /** When the next attempt is due (status `pending` or `failed`); unset otherwise. Unset when there is none. */
   nextAttemptAt?:
     | Date
     | undefined;
@@ -2466,21 +2439,21 @@ export interface DeliveryDetail {
   attempts?: DeliveryAttempt[] | undefined;
 }
 
-/** DeliveryList: the `DeliveryList` of the contract (openapi.json), field for field. */
+/** A page of deliverys. */
 export interface DeliveryList {
   /** The deliveries. */
   deliveries?:
     | Delivery[]
     | undefined;
-  /** Deliveries matching the filters, over all pages. A whole number from 0 to 9007199254740991. */
+  /** Deliveries matching the filters, over all pages. At least 0. */
   total?:
     | number
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?: string | undefined;
 }
 
-/** Event: the `Event` of the contract (openapi.json), field for field. */
+/** An event of the organization: the envelope its webhook deliveries carry. */
 export interface Event {
   /**
    * The event id (`evt_…`): stable across retries and replays, the `webhook-id` header of its deliveries. Deduplicate
@@ -2493,27 +2466,27 @@ export interface Event {
   apiVersion?:
     | string
     | undefined;
-  /** When the change that caused the event committed. An instant. */
+  /** When the change that caused the event committed. */
   createdAt?:
     | Date
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
   /**
    * The delivery attempt this body is (1 for the first; manual replays go on after 5). Listed events carry their
-   * delivery's latest attempt, 0 when none was made (no webhook subscribed, a test-mode event, not sent yet). A whole
-   * number from 0 to 9007199254740991.
+   * delivery's latest attempt, 0 when none was made (no webhook subscribed, a test-mode event, not sent yet). At
+   * least 0.
    */
   attempt?:
     | number
     | undefined;
   /**
-   * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
-   * `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`, `booking.confirmed`,
-   * `booking.rescheduled`, `booking.cancelled`, `booking.completed`, `calendar.connection_degraded`,
-   * `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`.
+   * The type. One of `professional.created`, `professional.updated`, `provider_import.completed`,
+   * `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`,
+   * `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
+   * `calendar.connection_degraded`, `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`.
    */
   type?:
     | string
@@ -2586,37 +2559,37 @@ export interface EventData {
     | undefined;
 }
 
-/** The `professionalCreated` object. */
+/** A provider was created (API or import). */
 export interface EventData_ProfessionalCreated {
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id the caller's own system gives it. */
   externalId?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** One more each time an update changes the provider's profile. At least 0. */
   profileVersion?: number | undefined;
 }
 
-/** The `professionalUpdated` object. */
+/** A provider's profile changed (PATCH, import, deactivation); `profile_version` is the new one. */
 export interface EventData_ProfessionalUpdated {
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id the caller's own system gives it. */
   externalId?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** One more each time an update changes the provider's profile. At least 0. */
   profileVersion?: number | undefined;
 }
 
-/** The `providerImportCompleted` object. */
+/** A provider import finished. */
 export interface EventData_ProviderImportCompleted {
-  /** Text. */
+  /** The id of the import. */
   importId?:
     | string
     | undefined;
@@ -2624,17 +2597,17 @@ export interface EventData_ProviderImportCompleted {
   summary?: ImportSummary | undefined;
 }
 
-/** The `resolutionResolved` object. */
+/** A resolution returned at least one option. */
 export interface EventData_ResolutionResolved {
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many options the resolution answered. At least 0. */
   optionsReturned?:
     | number
     | undefined;
@@ -2642,17 +2615,17 @@ export interface EventData_ResolutionResolved {
   requestId?: string | undefined;
 }
 
-/** The `resolutionZeroResults` object. */
+/** A resolution returned no option. */
 export interface EventData_ResolutionZeroResults {
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many options the resolution answered. At least 0. */
   optionsReturned?:
     | number
     | undefined;
@@ -2660,17 +2633,20 @@ export interface EventData_ResolutionZeroResults {
   requestId?: string | undefined;
 }
 
-/** The `resolutionPartial` object. */
+/**
+ * Sent beside `resolution.resolved` or `resolution.zero_results` (never instead) when some providers were unknown
+ * on a requested constraint.
+ */
 export interface EventData_ResolutionPartial {
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** One of `resolved`, `zero_results`. */
+  /** The resolution status. */
   resolutionStatus?:
     | ResolutionStatus
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many options the resolution answered. At least 0. */
   optionsReturned?:
     | number
     | undefined;
@@ -2678,64 +2654,61 @@ export interface EventData_ResolutionPartial {
   requestId?:
     | string
     | undefined;
-  /**
-   * Providers left out because a requested constraint had no data (sent to manual review). A whole number from 0 to
-   * 9007199254740991.
-   */
+  /** Providers left out because a requested constraint had no data (sent to manual review). At least 0. */
   unknownProviders?: number | undefined;
 }
 
-/** The `optionHeld` object. */
+/** An option's slot was held. */
 export interface EventData_OptionHeld {
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the option. */
   optionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the hold. */
   holdId?:
     | string
     | undefined;
-  /** An instant. */
+  /** When it expires. */
   expiresAt?:
     | Date
     | undefined;
-  /** Text. */
+  /** The reason. */
   reason?: string | undefined;
 }
 
-/** The `optionReleased` object. */
+/** A hold ended: released by the client, or expired. */
 export interface EventData_OptionReleased {
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the option. */
   optionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the hold. */
   holdId?:
     | string
     | undefined;
-  /** When the hold ended: the release, or its expiry. An instant. */
+  /** When the hold ended: the release, or its expiry. */
   releasedAt?:
     | Date
     | undefined;
-  /** One of `released`, `expired`. */
+  /** The reason. */
   reason?: EventData_OptionReleased_Reason | undefined;
 }
 
-/** The values of `reason`; `REASON_UNSPECIFIED` means not given. */
+/** The values of reason; `REASON_UNSPECIFIED` means not given. */
 export enum EventData_OptionReleased_Reason {
   /** REASON_UNSPECIFIED - Not given. */
   REASON_UNSPECIFIED = "REASON_UNSPECIFIED",
-  /** REASON_RELEASED - REST `released`. */
+  /** REASON_RELEASED - Released. */
   REASON_RELEASED = "REASON_RELEASED",
-  /** REASON_EXPIRED - REST `expired`. */
+  /** REASON_EXPIRED - Expired. */
   REASON_EXPIRED = "REASON_EXPIRED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -2786,17 +2759,17 @@ export function eventData_OptionReleased_ReasonToNumber(object: EventData_Option
   }
 }
 
-/** The `bookingConfirmed` object. */
+/** A booking was confirmed (v2 confirm, or the v1 e-mailed link). */
 export interface EventData_BookingConfirmed {
-  /** Text. */
+  /** The id of the booking. */
   bookingId?:
     | string
     | undefined;
-  /** The resolution the booking was confirmed from; null for a v1 booking. Unset when there is none. */
+  /** The resolution the booking was confirmed from; unset for a v1 booking. Unset when there is none. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
@@ -2804,7 +2777,7 @@ export interface EventData_BookingConfirmed {
   slot?:
     | EventData_BookingConfirmed_Slot
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
@@ -2812,13 +2785,13 @@ export interface EventData_BookingConfirmed {
   rescheduledFrom?: string | undefined;
 }
 
-/** The `slot` object. */
+/** The booking's slot: instants, and the provider's time zone. */
 export interface EventData_BookingConfirmed_Slot {
-  /** An instant. */
+  /** When it starts. */
   start?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it ends. */
   end?:
     | Date
     | undefined;
@@ -2826,17 +2799,20 @@ export interface EventData_BookingConfirmed_Slot {
   timezone?: string | undefined;
 }
 
-/** The `bookingRescheduled` object. */
+/**
+ * A booking was rescheduled: `booking_id` is the original (now `rescheduled`), `rescheduled_to` the new booking,
+ * `slot` the new slot.
+ */
 export interface EventData_BookingRescheduled {
-  /** Text. */
+  /** The id of the booking. */
   bookingId?:
     | string
     | undefined;
-  /** The resolution the booking was confirmed from; null for a v1 booking. Unset when there is none. */
+  /** The resolution the booking was confirmed from; unset for a v1 booking. Unset when there is none. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
@@ -2844,7 +2820,7 @@ export interface EventData_BookingRescheduled {
   slot?:
     | EventData_BookingRescheduled_Slot
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
@@ -2856,13 +2832,13 @@ export interface EventData_BookingRescheduled {
   rescheduledTo?: string | undefined;
 }
 
-/** The `slot` object. */
+/** The booking's slot: instants, and the provider's time zone. */
 export interface EventData_BookingRescheduled_Slot {
-  /** An instant. */
+  /** When it starts. */
   start?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it ends. */
   end?:
     | Date
     | undefined;
@@ -2870,17 +2846,17 @@ export interface EventData_BookingRescheduled_Slot {
   timezone?: string | undefined;
 }
 
-/** The `bookingCancelled` object. */
+/** A booking was cancelled. */
 export interface EventData_BookingCancelled {
-  /** Text. */
+  /** The id of the booking. */
   bookingId?:
     | string
     | undefined;
-  /** The resolution the booking was confirmed from; null for a v1 booking. Unset when there is none. */
+  /** The resolution the booking was confirmed from; unset for a v1 booking. Unset when there is none. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
@@ -2888,7 +2864,7 @@ export interface EventData_BookingCancelled {
   slot?:
     | EventData_BookingCancelled_Slot
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
@@ -2896,21 +2872,21 @@ export interface EventData_BookingCancelled {
   rescheduledFrom?:
     | string
     | undefined;
-  /** An instant. */
+  /** When it was cancelled. */
   cancelledAt?:
     | Date
     | undefined;
-  /** The reason given, or null. Unset when there is none. */
+  /** The reason given, or unset. Unset when there is none. */
   reason?: string | undefined;
 }
 
-/** The `slot` object. */
+/** The booking's slot: instants, and the provider's time zone. */
 export interface EventData_BookingCancelled_Slot {
-  /** An instant. */
+  /** When it starts. */
   start?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it ends. */
   end?:
     | Date
     | undefined;
@@ -2918,17 +2894,17 @@ export interface EventData_BookingCancelled_Slot {
   timezone?: string | undefined;
 }
 
-/** The `bookingCompleted` object. */
+/** A confirmed booking's end time passed. */
 export interface EventData_BookingCompleted {
-  /** Text. */
+  /** The id of the booking. */
   bookingId?:
     | string
     | undefined;
-  /** The resolution the booking was confirmed from; null for a v1 booking. Unset when there is none. */
+  /** The resolution the booking was confirmed from; unset for a v1 booking. Unset when there is none. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
@@ -2936,7 +2912,7 @@ export interface EventData_BookingCompleted {
   slot?:
     | EventData_BookingCompleted_Slot
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
@@ -2944,13 +2920,13 @@ export interface EventData_BookingCompleted {
   rescheduledFrom?: string | undefined;
 }
 
-/** The `slot` object. */
+/** The booking's slot: instants, and the provider's time zone. */
 export interface EventData_BookingCompleted_Slot {
-  /** An instant. */
+  /** When it starts. */
   start?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it ends. */
   end?:
     | Date
     | undefined;
@@ -2958,13 +2934,13 @@ export interface EventData_BookingCompleted_Slot {
   timezone?: string | undefined;
 }
 
-/** The `calendarConnectionDegraded` object. */
+/** A provider's calendar feed began to fail (its free time is no longer offered as verified). */
 export interface EventData_CalendarConnectionDegraded {
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the calendar connection. */
   calendarConnectionId?:
     | string
     | undefined;
@@ -2972,13 +2948,13 @@ export interface EventData_CalendarConnectionDegraded {
   reason?: string | undefined;
 }
 
-/** The `calendarReconnectRequired` object. */
+/** A provider's calendar feed refused access: the connection must be made again. */
 export interface EventData_CalendarReconnectRequired {
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the calendar connection. */
   calendarConnectionId?:
     | string
     | undefined;
@@ -2986,165 +2962,165 @@ export interface EventData_CalendarReconnectRequired {
   reason?: string | undefined;
 }
 
-/** The `waitlistOffered` object. */
+/** A waitlist entry was offered freed time: a resolution and a hold on the slot, for the usual confirm. */
 export interface EventData_WaitlistOffered {
-  /** Text. */
+  /** The id of the entry. */
   entryId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the hold. */
   holdId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the option. */
   optionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** An instant. */
+  /** The slot start. */
   slotStart?:
     | Date
     | undefined;
-  /** When the offer (its resolution and its hold) ends. An instant. */
+  /** When the offer (its resolution and its hold) ends. */
   expiresAt?: Date | undefined;
 }
 
-/** The `waitlistBooked` object. */
+/** A waitlist entry's offer was confirmed into a booking. */
 export interface EventData_WaitlistBooked {
-  /** Text. */
+  /** The id of the entry. */
   entryId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the hold. */
   holdId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the booking. */
   bookingId?: string | undefined;
 }
 
-/** EventType: the `EventType` of the contract (openapi.json), field for field. */
+/** An event type. */
 export interface EventType {
-  /** Text. */
+  /** The id of the event type. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** A URL-safe name derived from the title, unique per provider. */
   slug?:
     | string
     | undefined;
-  /** Text. */
+  /** The title. */
   title?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The length. At least 0. */
   length?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The price. At least 0. Unset when there is none. */
   price?:
     | number
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The currency. Unset when there is none. */
   currency?:
     | string
     | undefined;
-  /** One of `virtual`, `in-person`, `both`. Unset when there is none. */
+  /** The modality. One of `virtual`, `in-person`, `both`. Unset when there is none. */
   modality?: string | undefined;
 }
 
-/** EventTypeList: the `EventTypeList` of the contract (openapi.json), field for field. */
+/** A page of event types. */
 export interface EventTypeList {
   /** The items of this page. */
   data?:
     | EventType[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many items match, on all pages together. At least 0. */
   total?:
     | number
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?: string | undefined;
 }
 
-/** ExternalCalendar: the `ExternalCalendar` of the contract (openapi.json), field for field. */
+/** An external calendar. */
 export interface ExternalCalendar {
-  /** Text. */
+  /** The type. */
   type?:
     | string
     | undefined;
-  /** Text. */
+  /** The url. */
   url?: string | undefined;
 }
 
-/** ExternalCalendarInput: the `ExternalCalendarInput` of the contract (openapi.json), field for field. */
+/** An external calendar as a caller gives it. */
 export interface ExternalCalendarInput {
-  /** Text. Required. */
+  /** The type. Required. */
   type?:
     | string
     | undefined;
-  /** Text of 1 to 1000 characters. Required. */
+  /** The url. 1 to 1000 characters. Required. */
   url?: string | undefined;
 }
 
-/** Hold: the `Hold` of the contract (openapi.json), field for field. */
+/** A short claim on an option's slot, so that it can be confirmed. */
 export interface Hold {
-  /** Text. */
+  /** The id of the hold. */
   holdId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the option. */
   optionId?:
     | string
     | undefined;
-  /** One of `active`, `released`, `expired`. */
+  /** The status. */
   status?:
     | Hold_Status
     | undefined;
-  /** An instant. */
+  /** When it expires. */
   expiresAt?:
     | Date
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it was released. Unset when there is none. */
   releasedAt?:
     | Date
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the booking. Unset when there is none. */
   bookingId?: string | undefined;
 }
 
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+/** The values of status; `STATUS_UNSPECIFIED` means not given. */
 export enum Hold_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - REST `active`. */
+  /** STATUS_ACTIVE - Active. */
   STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_RELEASED - REST `released`. */
+  /** STATUS_RELEASED - Released. */
   STATUS_RELEASED = "STATUS_RELEASED",
-  /** STATUS_EXPIRED - REST `expired`. */
+  /** STATUS_EXPIRED - Expired. */
   STATUS_EXPIRED = "STATUS_EXPIRED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -3202,59 +3178,59 @@ export function hold_StatusToNumber(object: Hold_Status): number {
   }
 }
 
-/** ImportRowError: the `ImportRowError` of the contract (openapi.json), field for field. */
+/** An import row error. */
 export interface ImportRowError {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The row. At least 0. */
   row?:
     | number
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id the caller's own system gives it. Unset when there is none. */
   externalId?:
     | string
     | undefined;
-  /** Text. */
+  /** The field. */
   field?:
     | string
     | undefined;
-  /** Text. */
+  /** The code. */
   code?:
     | string
     | undefined;
-  /** Text. */
+  /** The message. */
   message?: string | undefined;
 }
 
-/** ImportRowOutcome: the `ImportRowOutcome` of the contract (openapi.json), field for field. */
+/** An import row outcome. */
 export interface ImportRowOutcome {
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The row. At least 0. Unset when there is none. */
   row?:
     | number
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id the caller's own system gives it. Unset when there is none. */
   externalId?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the provider. Unset when there is none. */
   providerId?:
     | string
     | undefined;
-  /** One of `created`, `updated`, `unchanged`, `invalid`, `deactivated`. */
+  /** The outcome. */
   outcome?: ImportRowOutcome_Outcome | undefined;
 }
 
-/** The values of `outcome`; `OUTCOME_UNSPECIFIED` means not given. */
+/** The values of outcome; `OUTCOME_UNSPECIFIED` means not given. */
 export enum ImportRowOutcome_Outcome {
   /** OUTCOME_UNSPECIFIED - Not given. */
   OUTCOME_UNSPECIFIED = "OUTCOME_UNSPECIFIED",
-  /** OUTCOME_CREATED - REST `created`. */
+  /** OUTCOME_CREATED - Created. */
   OUTCOME_CREATED = "OUTCOME_CREATED",
-  /** OUTCOME_UPDATED - REST `updated`. */
+  /** OUTCOME_UPDATED - Updated. */
   OUTCOME_UPDATED = "OUTCOME_UPDATED",
-  /** OUTCOME_UNCHANGED - REST `unchanged`. */
+  /** OUTCOME_UNCHANGED - Unchanged. */
   OUTCOME_UNCHANGED = "OUTCOME_UNCHANGED",
-  /** OUTCOME_INVALID - REST `invalid`. */
+  /** OUTCOME_INVALID - Invalid. */
   OUTCOME_INVALID = "OUTCOME_INVALID",
-  /** OUTCOME_DEACTIVATED - REST `deactivated`. */
+  /** OUTCOME_DEACTIVATED - Deactivated. */
   OUTCOME_DEACTIVATED = "OUTCOME_DEACTIVATED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -3326,67 +3302,67 @@ export function importRowOutcome_OutcomeToNumber(object: ImportRowOutcome_Outcom
   }
 }
 
-/** ImportSummary: the `ImportSummary` of the contract (openapi.json), field for field. */
+/** An import summary. */
 export interface ImportSummary {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The received. At least 0. */
   received?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The created. At least 0. */
   created?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The updated. At least 0. */
   updated?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The unchanged. At least 0. */
   unchanged?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The invalid. At least 0. */
   invalid?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The deactivated. At least 0. */
   deactivated?: number | undefined;
 }
 
-/** LicenseRecordInput: the `LicenseRecordInput` of the contract (openapi.json), field for field. */
+/** A license record as a caller gives it. */
 export interface LicenseRecordInput {
-  /** Text of at most 200 characters. Required. */
+  /** The license type code. At most 200 characters. Required. */
   licenseTypeCode?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Required. */
+  /** The region code. At most 200 characters. Required. */
   regionCode?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `expired`, `revoked`, `pending`. Required. */
+  /** The status. Required. */
   status?:
     | LicenseRecordInput_Status
     | undefined;
-  /** A calendar date, YYYY-MM-DD. Optional. */
+  /** When it expires. A calendar date, YYYY-MM-DD. Optional. */
   expiresAt?:
     | string
     | undefined;
-  /** An instant. Optional. */
+  /** When it was verified. Optional. */
   verifiedAt?: Date | undefined;
 }
 
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+/** The values of status; `STATUS_UNSPECIFIED` means not given. */
 export enum LicenseRecordInput_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - REST `active`. */
+  /** STATUS_ACTIVE - Active. */
   STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - REST `inactive`. */
+  /** STATUS_INACTIVE - Inactive. */
   STATUS_INACTIVE = "STATUS_INACTIVE",
-  /** STATUS_EXPIRED - REST `expired`. */
+  /** STATUS_EXPIRED - Expired. */
   STATUS_EXPIRED = "STATUS_EXPIRED",
-  /** STATUS_REVOKED - REST `revoked`. */
+  /** STATUS_REVOKED - Revoked. */
   STATUS_REVOKED = "STATUS_REVOKED",
-  /** STATUS_PENDING - REST `pending`. */
+  /** STATUS_PENDING - Pending. */
   STATUS_PENDING = "STATUS_PENDING",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -3458,17 +3434,17 @@ export function licenseRecordInput_StatusToNumber(object: LicenseRecordInput_Sta
   }
 }
 
-/** Machine: the `Machine` of the contract (openapi.json), field for field. */
+/** A state machine the service runs, read from its definition. */
 export interface Machine {
-  /** Text. */
+  /** The id of the machine. */
   id?:
     | string
     | undefined;
-  /** Machine version stored beside every persisted snapshot. A whole number from 0 to 9007199254740991. */
+  /** Machine version stored beside every persisted snapshot. At least 0. */
   version?:
     | number
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The initial. Unset when there is none. */
   initial?:
     | string
     | undefined;
@@ -3476,7 +3452,7 @@ export interface Machine {
   states?:
     | MachineState[]
     | undefined;
-  /** Text. */
+  /** The events. */
   events?:
     | string[]
     | undefined;
@@ -3488,23 +3464,23 @@ export interface Machine {
   dot?: string | undefined;
 }
 
-/** MachineCatalogue: the `MachineCatalogue` of the contract (openapi.json), field for field. */
+/** A machine catalogue. */
 export interface MachineCatalogue {
   /** The machines. */
   machines?: Machine[] | undefined;
 }
 
-/** MachineState: the `MachineState` of the contract (openapi.json), field for field. */
+/** A machine state. */
 export interface MachineState {
-  /** State node id (`hold.active`), as used by `transitions`, `activeStates` and the DOT drawing. */
+  /** State node id (`hold.active`), as used by `transitions`, `active_states` and the DOT drawing. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The key. */
   key?:
     | string
     | undefined;
-  /** One of `atomic`, `compound`, `parallel`, `final`, `history`. */
+  /** The type. */
   type?:
     | MachineState_Type
     | undefined;
@@ -3516,19 +3492,19 @@ export interface MachineState {
   childStates?: MachineState[] | undefined;
 }
 
-/** The values of `type`; `TYPE_UNSPECIFIED` means not given. */
+/** The values of type; `TYPE_UNSPECIFIED` means not given. */
 export enum MachineState_Type {
   /** TYPE_UNSPECIFIED - Not given. */
   TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED",
-  /** TYPE_ATOMIC - REST `atomic`. */
+  /** TYPE_ATOMIC - Atomic. */
   TYPE_ATOMIC = "TYPE_ATOMIC",
-  /** TYPE_COMPOUND - REST `compound`. */
+  /** TYPE_COMPOUND - Compound. */
   TYPE_COMPOUND = "TYPE_COMPOUND",
-  /** TYPE_PARALLEL - REST `parallel`. */
+  /** TYPE_PARALLEL - Parallel. */
   TYPE_PARALLEL = "TYPE_PARALLEL",
-  /** TYPE_FINAL - REST `final`. */
+  /** TYPE_FINAL - Final. */
   TYPE_FINAL = "TYPE_FINAL",
-  /** TYPE_HISTORY - REST `history`. */
+  /** TYPE_HISTORY - History. */
   TYPE_HISTORY = "TYPE_HISTORY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -3600,7 +3576,7 @@ export function machineState_TypeToNumber(object: MachineState_Type): number {
   }
 }
 
-/** MachineTransition: the `MachineTransition` of the contract (openapi.json), field for field. */
+/** A machine transition. */
 export interface MachineTransition {
   /** State node id the transition leaves. */
   source?:
@@ -3610,28 +3586,28 @@ export interface MachineTransition {
   event?:
     | string
     | undefined;
-  /** State node id it enters; null when it stays in `source` and only changes context. Unset when there is none. */
+  /** State node id it enters; unset when it stays in `source` and only changes context. Unset when there is none. */
   target?:
     | string
     | undefined;
   /**
-   * Guard name as written in the machine (`and(a, b)` for a combination); null when unguarded. Transitions of one
+   * Guard name as written in the machine (`and(a, b)` for a combination); unset when unguarded. Transitions of one
    * source and event are tried in order. Unset when there is none.
    */
   guard?:
     | string
     | undefined;
-  /** Text. */
+  /** The actions. */
   actions?: string[] | undefined;
 }
 
-/** ManualReviewEntry: the `ManualReviewEntry` of the contract (openapi.json), field for field. */
+/** A provider whose required data was unknown to a resolution, waiting to be fixed. */
 export interface ManualReviewEntry {
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The name to show. */
   displayName?:
     | string
     | undefined;
@@ -3639,43 +3615,43 @@ export interface ManualReviewEntry {
   reasons?:
     | ManualReviewEntry_Reasons[]
     | undefined;
-  /** An instant. */
+  /** When it was first seen. */
   firstSeenAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it was last seen. */
   lastSeenAt?:
     | Date
     | undefined;
-  /** One of `open`, `resolved`. */
+  /** The manual review status. */
   manualReviewStatus?:
     | ManualReviewStatus
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it was resolved. Unset when there is none. */
   resolvedAt?: Date | undefined;
 }
 
-/** The `reasons` object. */
+/** The reasons. */
 export interface ManualReviewEntry_Reasons {
-  /** Text. */
+  /** The code. */
   code?:
     | string
     | undefined;
-  /** Text. */
+  /** The field. */
   field?:
     | string
     | undefined;
-  /** Text. */
+  /** The detail. */
   detail?: string | undefined;
 }
 
-/** NetworkAdequacy: the `NetworkAdequacy` of the contract (openapi.json), field for field. */
+/** A network adequacy. */
 export interface NetworkAdequacy {
-  /** Text. */
+  /** The period. */
   period?:
     | string
     | undefined;
-  /** Text. */
+  /** The dimension. */
   dimension?:
     | string
     | undefined;
@@ -3683,7 +3659,7 @@ export interface NetworkAdequacy {
   rows?: NetworkAdequacyRow[] | undefined;
 }
 
-/** NetworkAdequacyRow: the `NetworkAdequacyRow` of the contract (openapi.json), field for field. */
+/** A network adequacy row. */
 export interface NetworkAdequacyRow {
   /** The normalized code, e.g. `es`, `US-CA`, `virtual`. */
   value?:
@@ -3691,35 +3667,34 @@ export interface NetworkAdequacyRow {
     | undefined;
   /**
    * Active, searchable providers of the organization that have the value now (for license_region: an active licence
-   * of that region not expired today). A whole number from 0 to 9007199254740991.
+   * of that region not expired today). At least 0.
    */
   providers?:
     | number
     | undefined;
-  /** Of those providers, the ones accepting new clients. A whole number from 0 to 9007199254740991. */
+  /** Of those providers, the ones accepting new clients. At least 0. */
   acceptingNewClients?:
     | number
     | undefined;
-  /** Resolutions created in the period whose constraints named the value. A whole number from 0 to 9007199254740991. */
+  /** Resolutions created in the period whose constraints named the value. At least 0. */
   resolutions?:
     | number
     | undefined;
-  /** Of those resolutions, the share made with zero results, 4 decimals. A number from 0 to 1. */
+  /** Of those resolutions, the share made with zero results, 4 decimals. From 0 to 1. */
   zeroResultRate?:
     | number
     | undefined;
   /**
    * Median days from a resolution's creation to the start of its first (earliest) option, over those resolutions that
    * returned options: the wait of the one at rank ceil(n/2) in wait order, told within 2.5% (the middle of its
-   * 5%-wide histogram bucket), 2 decimals; null when none returned options. A number of at least 0. Unset when there
-   * is none.
+   * 5%-wide histogram bucket), 2 decimals; unset when none returned options. At least 0. Unset when there is none.
    */
   medianDaysToFirstOption?:
     | number
     | undefined;
   /**
-   * 90th percentile of the same days (interpolated), 2 decimals; null when no resolution returned options. A number
-   * of at least 0. Unset when there is none.
+   * 90th percentile of the same days (interpolated), 2 decimals; unset when no resolution returned options. At least
+   * 0. Unset when there is none.
    */
   p90DaysToFirstOption?:
     | number
@@ -3731,31 +3706,31 @@ export interface NetworkAdequacyRow {
   topExclusionCodes?: NetworkAdequacyRow_TopExclusionCodes[] | undefined;
 }
 
-/** The `topExclusionCodes` object. */
+/** The top exclusion codes. */
 export interface NetworkAdequacyRow_TopExclusionCodes {
-  /** Text. */
+  /** The code. */
   code?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The count. At least 0. */
   count?: number | undefined;
 }
 
-/** Organization: the `Organization` of the contract (openapi.json), field for field. */
+/** An organization of a platform account: the tenant that providers, services and bookings belong to. */
 export interface Organization {
-  /** Text. */
+  /** The id of the organization. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the platform. */
   platformId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id the caller's own system gives it. */
   externalId?:
     | string
     | undefined;
-  /** Text. */
+  /** The name. */
   name?:
     | string
     | undefined;
@@ -3763,19 +3738,22 @@ export interface Organization {
   settings?:
     | OrganizationSettingsView
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /**
+   * The version of the organization's provider graph: it advances with each change to its providers, services or
+   * schedules. At least 0.
+   */
   providerGraphVersion?:
     | number
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it last changed. */
   updatedAt?: Date | undefined;
 }
 
-/** OrganizationOverview: the `OrganizationOverview` of the contract (openapi.json), field for field. */
+/** An organization overview. */
 export interface OrganizationOverview {
   /** The organization. */
   organization?:
@@ -3785,17 +3763,17 @@ export interface OrganizationOverview {
   counts?:
     | OrganizationOverview_Counts
     | undefined;
-  /** An instant. */
+  /** When it was generated. */
   generatedAt?: Date | undefined;
 }
 
-/** The `counts` object. */
+/** The counts. */
 export interface OrganizationOverview_Counts {
   /** `active`: providers with status `active`. */
   providers?:
     | OrganizationOverview_Counts_Providers
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The services. At least 0. */
   services?:
     | number
     | undefined;
@@ -3803,15 +3781,15 @@ export interface OrganizationOverview_Counts {
   bookings?:
     | OrganizationOverview_Counts_Bookings
     | undefined;
-  /** Resolutions created in the 24 hours before `generatedAt`. A whole number from 0 to 9007199254740991. */
+  /** Resolutions created in the 24 hours before `generated_at`. At least 0. */
   resolutionsLast24h?:
     | number
     | undefined;
-  /** Holds whose slot is still claimed and not yet expired. A whole number from 0 to 9007199254740991. */
+  /** Holds whose slot is still claimed and not yet expired. At least 0. */
   activeHolds?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The manual review open. At least 0. */
   manualReviewOpen?:
     | number
     | undefined;
@@ -3819,106 +3797,106 @@ export interface OrganizationOverview_Counts {
   webhookDeliveries?:
     | OrganizationOverview_Counts_WebhookDeliveries
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The audit events. At least 0. */
   auditEvents?: number | undefined;
 }
 
-/** The `providers` object. */
+/** `active`: providers with status `active`. */
 export interface OrganizationOverview_Counts_Providers {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The active. At least 0. */
   active?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The total. At least 0. */
   total?: number | undefined;
 }
 
-/** The `bookings` object. */
+/** The bookings. */
 export interface OrganizationOverview_Counts_Bookings {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The pending. At least 0. */
   pending?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The confirmed. At least 0. */
   confirmed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The cancelled. At least 0. */
   cancelled?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The completed. At least 0. */
   completed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The rescheduled. At least 0. */
   rescheduled?: number | undefined;
 }
 
-/** The `webhookDeliveries` object. */
+/** Deliveries by status (`failed`: a retry is scheduled; `suppressed`: test mode, never sent). */
 export interface OrganizationOverview_Counts_WebhookDeliveries {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The pending. At least 0. */
   pending?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The delivered. At least 0. */
   delivered?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The failed. At least 0. */
   failed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The dead lettered. At least 0. */
   deadLettered?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The suppressed. At least 0. */
   suppressed?: number | undefined;
 }
 
-/** OrganizationSettings: the `OrganizationSettings` of the contract (openapi.json), field for field. */
+/** An organization settings. */
 export interface OrganizationSettings {
-  /** One of `free`, `launch`, `scale`, `enterprise`. Optional. */
+  /** The plan. Optional. */
   plan?:
     | Plan
     | undefined;
-  /** True or false. Optional. */
+  /** Allow unverifiable. Optional. */
   allowUnverifiable?:
     | boolean
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
   /**
-   * How long a waitlist offer (its resolution and hold) lasts, in seconds: 60..3600, default 900. A whole number from
-   * 60 to 3600. Optional.
+   * How long a waitlist offer (its resolution and hold) lasts, in seconds: 60..3600, default 900. From 60 to 3600.
+   * Optional.
    */
   waitlistOfferTtlSeconds?: number | undefined;
 }
 
-/** OrganizationSettingsView: the `OrganizationSettingsView` of the contract (openapi.json), field for field. */
+/** An organization settings view. */
 export interface OrganizationSettingsView {
-  /** One of `free`, `launch`, `scale`, `enterprise`. */
+  /** The plan. */
   plan?:
     | Plan
     | undefined;
-  /** True or false. */
+  /** Allow unverifiable. */
   allowUnverifiable?:
     | boolean
     | undefined;
-  /** Text. Unset when there is none. */
+  /** An IANA time zone (`Europe/Berlin`). Unset when there is none. */
   timezone?:
     | string
     | undefined;
-  /** A whole number from 60 to 3600. */
+  /** The waitlist offer ttl seconds. From 60 to 3600. */
   waitlistOfferTtlSeconds?: number | undefined;
 }
 
-/** OverrideInput: the `OverrideInput` of the contract (openapi.json), field for field. */
+/** An override as a caller gives it. */
 export interface OverrideInput {
-  /** A calendar date, YYYY-MM-DD. Required. */
+  /** The date. A calendar date, YYYY-MM-DD. Required. */
   date?:
     | string
     | undefined;
@@ -3926,139 +3904,139 @@ export interface OverrideInput {
   slots?: TimeWindowInput[] | undefined;
 }
 
-/** Professional: the `Professional` of the contract (openapi.json), field for field. */
+/** A provider in the v1 shape. */
 export interface Professional {
-  /** Text. */
+  /** The id of the professional. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id the caller's own system gives it. */
   externalId?:
     | string
     | undefined;
-  /** Text. */
+  /** The name. */
   name?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** An e-mail address. Unset when there is none. */
   email?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The username. Unset when there is none. */
   username?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
-  /** True or false. */
+  /** Searchable. */
   searchable?:
     | boolean
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The profession. Unset when there is none. */
   profession?:
     | string
     | undefined;
-  /** Text. */
+  /** The specialty. */
   specialty?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The languages. */
   languages?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The modality. */
   modality?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The insurance. */
   insurance?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The service regions. */
   serviceRegions?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The age groups. */
   ageGroups?:
     | string[]
     | undefined;
-  /** True or false. Unset when there is none. */
+  /** Accepts new clients. Unset when there is none. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text. Unset when there is none. */
+  /** An IANA time zone (`Europe/Berlin`). Unset when there is none. */
   timezone?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The bio. Unset when there is none. */
   bio?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The location. Unset when there is none. */
   location?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** One more each time an update changes the provider's profile. At least 0. */
   profileVersion?: number | undefined;
 }
 
-/** Provider: the `Provider` of the contract (openapi.json), field for field. */
+/** A provider (a professional) of an organization, with the codes resolutions screen and rank by. */
 export interface Provider {
-  /** Text. */
+  /** The id of the provider. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id the caller's own system gives it. */
   externalId?:
     | string
     | undefined;
-  /** Text. */
+  /** The name to show. */
   displayName?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** An e-mail address. Unset when there is none. */
   email?:
     | string
     | undefined;
-  /** One of `active`, `inactive`, `suspended`. */
+  /** The provider status. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** True or false. */
+  /** Searchable. */
   searchable?:
     | boolean
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The profession code. Unset when there is none. */
   professionCode?:
     | string
     | undefined;
-  /** Text. */
+  /** The specialty codes. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The language codes. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The modality codes. */
   modalityCodes?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The service region codes. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The insurance plan codes. */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** Text. */
+  /** The age group codes. */
   ageGroupCodes?:
     | string[]
     | undefined;
@@ -4066,87 +4044,87 @@ export interface Provider {
   licenseRecords?:
     | Provider_LicenseRecords[]
     | undefined;
-  /** True or false. Unset when there is none. */
+  /** Accepts new clients. Unset when there is none. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** Text. Unset when there is none. */
+  /** An IANA time zone (`Europe/Berlin`). Unset when there is none. */
   timezone?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The bio. Unset when there is none. */
   bio?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The username. Unset when there is none. */
   username?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The location. Unset when there is none. */
   location?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The panel capacity. At least 0. Unset when there is none. */
   panelCapacity?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The panel current count. At least 0. Unset when there is none. */
   panelCurrentCount?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** One more each time an update changes the provider's profile. At least 0. */
   profileVersion?:
     | number
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it last changed. */
   updatedAt?: Date | undefined;
 }
 
-/** The `licenseRecords` object. */
+/** The license records. */
 export interface Provider_LicenseRecords {
-  /** Text. */
+  /** The license type code. */
   licenseTypeCode?:
     | string
     | undefined;
-  /** Text. */
+  /** The region code. */
   regionCode?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** When it expires. Unset when there is none. */
   expiresAt?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** When it was verified. Unset when there is none. */
   verifiedAt?: string | undefined;
 }
 
-/** ProviderImport: the `ProviderImport` of the contract (openapi.json), field for field. */
+/** An asynchronous bulk provider import job: status, progress, summary and per-row results. */
 export interface ProviderImport {
-  /** Text. */
+  /** The id of the import. */
   importId?:
     | string
     | undefined;
-  /** One of `validating`, `processing`, `completed`, `failed`. */
+  /** The status. */
   status?:
     | ProviderImport_Status
     | undefined;
-  /** True or false. */
+  /** Dry run. */
   dryRun?:
     | boolean
     | undefined;
-  /** One of `upsert`, `create_only`, `update_only`. */
+  /** The import mode. */
   importMode?:
     | ImportMode
     | undefined;
-  /** True or false. */
+  /** Deactivate missing. */
   deactivateMissing?:
     | boolean
     | undefined;
@@ -4166,25 +4144,25 @@ export interface ProviderImport {
   rows?:
     | ImportRowOutcome[]
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it was completed. Unset when there is none. */
   completedAt?: Date | undefined;
 }
 
-/** The values of `status`; `STATUS_UNSPECIFIED` means not given. */
+/** The values of status; `STATUS_UNSPECIFIED` means not given. */
 export enum ProviderImport_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_VALIDATING - REST `validating`. */
+  /** STATUS_VALIDATING - Validating. */
   STATUS_VALIDATING = "STATUS_VALIDATING",
-  /** STATUS_PROCESSING - REST `processing`. */
+  /** STATUS_PROCESSING - Processing. */
   STATUS_PROCESSING = "STATUS_PROCESSING",
-  /** STATUS_COMPLETED - REST `completed`. */
+  /** STATUS_COMPLETED - Completed. */
   STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_FAILED - REST `failed`. */
+  /** STATUS_FAILED - Failed. */
   STATUS_FAILED = "STATUS_FAILED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -4249,77 +4227,77 @@ export function providerImport_StatusToNumber(object: ProviderImport_Status): nu
   }
 }
 
-/** The `progress` object. */
+/** The progress. */
 export interface ProviderImport_Progress {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The processed. At least 0. */
   processed?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The total. At least 0. */
   total?: number | undefined;
 }
 
-/** ProviderImportAccepted: the `ProviderImportAccepted` of the contract (openapi.json), field for field. */
+/** A provider import accepted. */
 export interface ProviderImportAccepted {
-  /** Text. */
+  /** The id of the import. */
   importId?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
-  /** True or false. */
+  /** Dry run. */
   dryRun?:
     | boolean
     | undefined;
-  /** One of `upsert`, `create_only`, `update_only`. */
+  /** The import mode. */
   importMode?: ImportMode | undefined;
 }
 
-/** ProviderList: the `ProviderList` of the contract (openapi.json), field for field. */
+/** A page of providers. */
 export interface ProviderList {
   /** The items of this page. */
   data?:
     | Provider[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many items match, on all pages together. At least 0. */
   total?:
     | number
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?: string | undefined;
 }
 
-/** QueuedReplay: the `QueuedReplay` of the contract (openapi.json), field for field. */
+/** A queued replay. */
 export interface QueuedReplay {
-  /** Text. */
+  /** The id of the delivery. */
   deliveryId?:
     | string
     | undefined;
-  /** Text. */
+  /** The status. */
   status?:
     | string
     | undefined;
-  /** The number the queued attempt will carry (the latest + 1). A whole number from 0 to 9007199254740991. */
+  /** The number the queued attempt will carry (the latest + 1). At least 0. */
   attempt?: number | undefined;
 }
 
-/** RankingPolicy: the `RankingPolicy` of the contract (openapi.json), field for field. */
+/** A ranking policy: its working copy and the number of its active version. */
 export interface RankingPolicy {
-  /** Text. */
+  /** The id of the ranking policy. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The name. */
   name?:
     | string
     | undefined;
-  /** One of `draft`, `active`, `inactive`. */
+  /** The ranking policy status. */
   rankingPolicyStatus?:
     | RankingPolicyStatus
     | undefined;
@@ -4327,55 +4305,55 @@ export interface RankingPolicy {
   weights?:
     | RankingPolicy_Weights
     | undefined;
-  /** One of `earliest_start`, `lowest_workload`, `provider_id`. */
+  /** The tie breaker order. */
   tieBreakerOrder?:
     | TieBreaker[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The active version. At least 0. Unset when there is none. */
   activeVersion?:
     | number
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it last changed. */
   updatedAt?: Date | undefined;
 }
 
-/** The `weights` object. */
+/** All six keys; keys a request left out hold the default weights. */
 export interface RankingPolicy_Weights {
-  /** A number of at least 0. */
+  /** The preferred language. At least 0. */
   preferredLanguage?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The preferred day part. At least 0. */
   preferredDayPart?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The earliest available. At least 0. */
   earliestAvailable?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The provider continuity. At least 0. */
   providerContinuity?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The workload balance. At least 0. */
   workloadBalance?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The preferred location. At least 0. */
   preferredLocation?: number | undefined;
 }
 
-/** RankingPolicyVersion: the `RankingPolicyVersion` of the contract (openapi.json), field for field. */
+/** An immutable snapshot of a ranking policy, made when it was activated. */
 export interface RankingPolicyVersion {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The version. At least 0. */
   version?:
     | number
     | undefined;
-  /** Text. */
+  /** The name. */
   name?:
     | string
     | undefined;
@@ -4383,77 +4361,77 @@ export interface RankingPolicyVersion {
   weights?:
     | RankingPolicyVersion_Weights
     | undefined;
-  /** One of `earliest_start`, `lowest_workload`, `provider_id`. */
+  /** The tie breaker order. */
   tieBreakerOrder?:
     | TieBreaker[]
     | undefined;
-  /** An instant. */
+  /** When it was activated. */
   activatedAt?: Date | undefined;
 }
 
-/** The `weights` object. */
+/** The weights. */
 export interface RankingPolicyVersion_Weights {
-  /** A number of at least 0. */
+  /** The preferred language. At least 0. */
   preferredLanguage?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The preferred day part. At least 0. */
   preferredDayPart?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The earliest available. At least 0. */
   earliestAvailable?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The provider continuity. At least 0. */
   providerContinuity?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The workload balance. At least 0. */
   workloadBalance?:
     | number
     | undefined;
-  /** A number of at least 0. */
+  /** The preferred location. At least 0. */
   preferredLocation?: number | undefined;
 }
 
-/** ReplayResult: the `ReplayResult` of the contract (openapi.json), field for field. */
+/** A replay result. */
 export interface ReplayResult {
-  /** True or false. */
+  /** Delivered. */
   delivered?:
     | boolean
     | undefined;
-  /** null when the receiver gave no answer. A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** unset when the receiver gave no answer. At least 0. Unset when there is none. */
   statusCode?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The latency ms. At least 0. */
   latencyMs?:
     | number
     | undefined;
-  /** An instant. */
+  /** When it was replayed. */
   replayedAt?:
     | Date
     | undefined;
-  /** The number this attempt carries. A whole number from 0 to 9007199254740991. */
+  /** The number this attempt carries. At least 0. */
   attempt?: number | undefined;
 }
 
-/** Resolution: the `Resolution` of the contract (openapi.json), field for field. */
+/** A resolution: a request resolved into ranked options, each a provider and a slot. */
 export interface Resolution {
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** One of `resolved`, `zero_results`. */
+  /** The resolution status. */
   resolutionStatus?:
     | ResolutionStatus
     | undefined;
-  /** Text. */
+  /** The id of the request. */
   requestId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
@@ -4461,15 +4439,18 @@ export interface Resolution {
   policy?:
     | Resolution_Policy
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /**
+   * The version of the organization's provider graph: it advances with each change to its providers, services or
+   * schedules. At least 0.
+   */
   providerGraphVersion?:
     | number
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it expires. */
   expiresAt?:
     | Date
     | undefined;
@@ -4481,7 +4462,7 @@ export interface Resolution {
   options?:
     | ResolutionOption[]
     | undefined;
-  /** Keyed by name. */
+  /** The exclusion summary. Keyed by name. */
   exclusionSummary?:
     | { [key: string]: number }
     | undefined;
@@ -4489,83 +4470,83 @@ export interface Resolution {
   warnings?:
     | Resolution_Warnings[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The total providers. At least 0. Unset when there is none. */
   totalProviders?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The evaluated slots. At least 0. Unset when there is none. */
   evaluatedSlots?:
     | number
     | undefined;
-  /** Unset when there is none. */
+  /** The zero result reasons. Unset when there is none. */
   zeroResultReasons?: Resolution_ZeroResultReasons[] | undefined;
 }
 
-/** The `policy` object. */
+/** The policy. */
 export interface Resolution_Policy {
-  /** Text. */
+  /** The id of the policy. */
   id?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The version. At least 0. */
   version?: number | undefined;
 }
 
-/** The `summary` object. */
+/** The summary. */
 export interface Resolution_Summary {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The providers scanned. At least 0. */
   providersScanned?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The eligible providers. At least 0. */
   eligibleProviders?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The providers with verified availability. At least 0. */
   providersWithVerifiedAvailability?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many options the resolution answered. At least 0. */
   optionsReturned?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The evaluated slots. At least 0. */
   evaluatedSlots?: number | undefined;
 }
 
-/** The `warnings` object. */
+/** The warnings. */
 export interface Resolution_Warnings {
-  /** Text. */
+  /** The code. */
   code?:
     | string
     | undefined;
-  /** Text. */
+  /** The message. */
   message?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the provider. Unset when there is none. */
   providerId?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The field. Unset when there is none. */
   field?: string | undefined;
 }
 
-/** The `zeroResultReasons` object. */
+/** The zero result reasons. */
 export interface Resolution_ZeroResultReasons {
-  /** Text. */
+  /** The reason code. */
   reasonCode?:
     | string
     | undefined;
-  /** Text. */
+  /** The description. */
   description?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The affected providers. At least 0. */
   affectedProviders?:
     | number
     | undefined;
-  /** Text. */
+  /** The suggestion. */
   suggestion?: string | undefined;
 }
 
@@ -4574,7 +4555,7 @@ export interface Resolution_ExclusionSummaryEntry {
   value: number;
 }
 
-/** ResolutionConstraints: the `ResolutionConstraints` of the contract (openapi.json), field for field. */
+/** A resolution constraints. */
 export interface ResolutionConstraints {
   /** The language codes. Optional. */
   languageCodes?:
@@ -4608,65 +4589,65 @@ export interface ResolutionConstraints {
   serviceRegionCodes?:
     | ResolutionConstraints_ServiceRegionCodes
     | undefined;
-  /** True or false. Optional. */
+  /** Accepts new clients. Optional. */
   acceptsNewClients?: boolean | undefined;
 }
 
-/** The `languageCodes` object. */
+/** The language codes. */
 export interface ResolutionConstraints_LanguageCodes {
-  /** Text of at most 200 characters. At most 100 items. */
+  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The `modalityCodes` object. */
+/** The modality codes. */
 export interface ResolutionConstraints_ModalityCodes {
-  /** Text of at most 200 characters. At most 100 items. */
+  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The `licenseRegionCodes` object. */
+/** The license region codes. */
 export interface ResolutionConstraints_LicenseRegionCodes {
-  /** Text of at most 200 characters. At most 100 items. */
+  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The `insurancePlanCodes` object. */
+/** The insurance plan codes. */
 export interface ResolutionConstraints_InsurancePlanCodes {
-  /** Text of at most 200 characters. At most 100 items. */
+  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The `ageGroupCodes` object. */
+/** The age group codes. */
 export interface ResolutionConstraints_AgeGroupCodes {
-  /** Text of at most 200 characters. At most 100 items. */
+  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The `specialtyCodes` object. */
+/** The specialty codes. */
 export interface ResolutionConstraints_SpecialtyCodes {
-  /** Text of at most 200 characters. At most 100 items. */
+  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The `professionCodes` object. */
+/** The profession codes. */
 export interface ResolutionConstraints_ProfessionCodes {
-  /** Text of at most 200 characters. At most 100 items. */
+  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The `serviceRegionCodes` object. */
+/** The service region codes. */
 export interface ResolutionConstraints_ServiceRegionCodes {
-  /** Text of at most 200 characters. At most 100 items. */
+  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** ResolutionOption: the `ResolutionOption` of the contract (openapi.json), field for field. */
+/** One ranked option of a resolution: a provider, a slot and why it ranks where it does. */
 export interface ResolutionOption {
-  /** Text. */
+  /** The id of the option. */
   optionId?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The rank. At least 0. */
   rank?:
     | number
     | undefined;
@@ -4682,15 +4663,15 @@ export interface ResolutionOption {
   slot?:
     | ResolutionOption_Slot
     | undefined;
-  /** Text. */
+  /** The availability status. */
   availabilityStatus?:
     | string
     | undefined;
-  /** An instant. */
+  /** When it was availability checked. */
   availabilityCheckedAt?:
     | Date
     | undefined;
-  /** A number. */
+  /** The score. */
   score?:
     | number
     | undefined;
@@ -4702,7 +4683,7 @@ export interface ResolutionOption {
   rankingFactors?:
     | ResolutionOption_RankingFactors[]
     | undefined;
-  /** Text. */
+  /** The reason. */
   reason?:
     | string
     | undefined;
@@ -4710,255 +4691,254 @@ export interface ResolutionOption {
   warnings?: ResolutionOption_Warnings[] | undefined;
 }
 
-/** The `provider` object. */
+/** The provider. */
 export interface ResolutionOption_Provider {
-  /** Text. */
+  /** The id of the provider. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id the caller's own system gives it. */
   externalId?:
     | string
     | undefined;
-  /** Text. */
+  /** The name to show. */
   displayName?: string | undefined;
 }
 
-/** The `service` object. */
+/** The service. */
 export interface ResolutionOption_Service {
-  /** Text. */
+  /** The id of the service. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The name to show. */
   displayName?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The duration minutes. At least 0. */
   durationMinutes?: number | undefined;
 }
 
-/** The `slot` object. */
+/** The slot. */
 export interface ResolutionOption_Slot {
-  /** An instant. */
+  /** When it starts. */
   start?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it ends. */
   end?:
     | Date
     | undefined;
-  /** Text. */
+  /** An IANA time zone (`Europe/Berlin`). */
   timezone?: string | undefined;
 }
 
-/** The `rankingFactors` object. */
+/** The ranking factors. */
 export interface ResolutionOption_RankingFactors {
-  /** Text. */
+  /** The code. */
   code?:
     | string
     | undefined;
-  /** A number. */
+  /** The points. */
   points?: number | undefined;
 }
 
-/** The `warnings` object. */
+/** The warnings. */
 export interface ResolutionOption_Warnings {
-  /** Text. */
+  /** The code. */
   code?:
     | string
     | undefined;
-  /** Text. */
+  /** The message. */
   message?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the provider. Unset when there is none. */
   providerId?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The field. Unset when there is none. */
   field?: string | undefined;
 }
 
-/** ResolutionPreferences: the `ResolutionPreferences` of the contract (openapi.json), field for field. */
+/** A resolution preferences. */
 export interface ResolutionPreferences {
-  /** One of `morning`, `afternoon`, `evening`. At most 100 items. Optional. */
+  /** The preferred day parts. At most 100 items. Optional. */
   preferredDayParts?:
     | DayPart[]
     | undefined;
-  /** True or false. Optional. */
+  /** Earliest available. Optional. */
   earliestAvailable?:
     | boolean
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The language codes. At most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** Text of at most 200 characters. Optional. */
+  /** The location. At most 200 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The specialty codes. At most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** Text of 1 to 200 characters. Optional. */
+  /** The client ref. 1 to 200 characters. Optional. */
   clientRef?:
     | string
     | undefined;
-  /** Text of at most 100 characters. Optional. */
+  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
-/** ResolutionSummary: the `ResolutionSummary` of the contract (openapi.json), field for field. */
+/** A resolution summary. */
 export interface ResolutionSummary {
-  /** Text. */
+  /** The id of the resolution summary. */
   id?:
     | string
     | undefined;
   /**
-   * The outcome when the resolution was made; written once and never updated: expiry shows in `expiresAt`,
-   * confirmation in `bookingId`, the live state in GET /api/v2/resolutions/:id or the inspector. One of `resolved`,
-   * `zero_results`.
+   * The outcome when the resolution was made; written once and never updated: expiry shows in `expires_at`,
+   * confirmation in `booking_id`, the live state in GetResolution or the inspector.
    */
   resolutionStatus?:
     | ResolutionStatus
     | undefined;
-  /** Text. */
+  /** The id of the request. */
   requestId?:
     | string
     | undefined;
-  /** Text. */
+  /** The service slug. */
   serviceSlug?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the policy. */
   policyId?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The policy version. At least 0. */
   policyVersion?:
     | number
     | undefined;
-  /** The provider graph version the resolution was computed on. A whole number from 0 to 9007199254740991. */
+  /** The provider graph version the resolution was computed on. At least 0. */
   graphVersion?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many options the resolution answered. At least 0. */
   optionsReturned?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The evaluated slots. At least 0. */
   evaluatedSlots?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The providers scanned. At least 0. */
   providersScanned?:
     | number
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the booking. Unset when there is none. */
   bookingId?:
     | string
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it expires. */
   expiresAt?: Date | undefined;
 }
 
-/** Service: the `Service` of the contract (openapi.json), field for field. */
+/** A service (session type) a provider offers: duration, price, modality and the slot rules. */
 export interface Service {
-  /** Text. */
+  /** The id of the service. */
   id?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the organization. */
   organizationId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The title. */
   title?:
     | string
     | undefined;
-  /** Text. */
+  /** A URL-safe name derived from the title, unique per provider. */
   slug?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The duration. At least 0. */
   duration?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. Unset when there is none. */
+  /** The price. At least 0. Unset when there is none. */
   price?:
     | number
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The currency. Unset when there is none. */
   currency?:
     | string
     | undefined;
-  /** One of `virtual`, `in-person`, `both`. Unset when there is none. */
+  /** The modality. One of `virtual`, `in-person`, `both`. Unset when there is none. */
   modality?:
     | string
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The slot interval minutes. At least 0. */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The minimum notice minutes. At least 0. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The buffer before minutes. At least 0. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The buffer after minutes. At least 0. */
   bufferAfterMinutes?:
     | number
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it last changed. */
   updatedAt?: Date | undefined;
 }
 
-/** ServiceList: the `ServiceList` of the contract (openapi.json), field for field. */
+/** A page of services. */
 export interface ServiceList {
   /** The items of this page. */
   data?:
     | Service[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** How many items match, on all pages together. At least 0. */
   total?:
     | number
     | undefined;
-  /** True or false. */
+  /** True when more items follow this page. */
   hasMore?:
     | boolean
     | undefined;
-  /** The opaque token to send as `page_token` for the next page; unset on the last page. Unset when there is none. */
+  /** The opaque token to send as `page_token` for the next page; unset on the last page. */
   nextPageToken?: string | undefined;
 }
 
-/** SimulationCandidateInput: the `SimulationCandidateInput` of the contract (openapi.json), field for field. */
+/** A simulation candidate as a caller gives it. */
 export interface SimulationCandidateInput {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the provider. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** Text of at most 200 characters. Required. */
+  /** The name to show. At most 200 characters. Required. */
   displayName?:
     | string
     | undefined;
-  /** Text of at most 200 characters. At most 100 items. Optional. */
+  /** The language codes. At most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
@@ -4969,7 +4949,7 @@ export interface SimulationCandidateInput {
   slotStartText?: string | undefined;
 }
 
-/** SimulationResult: the `SimulationResult` of the contract (openapi.json), field for field. */
+/** A simulation result. */
 export interface SimulationResult {
   /** The policy. */
   policy?:
@@ -4979,31 +4959,31 @@ export interface SimulationResult {
   ranked?: SimulationResult_Ranked[] | undefined;
 }
 
-/** The `policy` object. */
+/** The policy. */
 export interface SimulationResult_Policy {
-  /** Text. */
+  /** The id of the policy. */
   id?: string | undefined;
 }
 
-/** The `ranked` object. */
+/** The ranked. */
 export interface SimulationResult_Ranked {
-  /** A whole number from 0 to 9007199254740991. */
+  /** The rank. At least 0. */
   rank?:
     | number
     | undefined;
-  /** Text. */
+  /** The id of the provider. */
   providerId?:
     | string
     | undefined;
-  /** Text. */
+  /** The name to show. */
   displayName?:
     | string
     | undefined;
-  /** Text. */
+  /** The slot start. */
   slotStart?:
     | string
     | undefined;
-  /** A number. */
+  /** The score. */
   score?:
     | number
     | undefined;
@@ -5011,22 +4991,22 @@ export interface SimulationResult_Ranked {
   rankingFactors?: SimulationResult_Ranked_RankingFactors[] | undefined;
 }
 
-/** The `rankingFactors` object. */
+/** The ranking factors. */
 export interface SimulationResult_Ranked_RankingFactors {
   /**
-   * One of `PREFERRED_LANGUAGE`, `PREFERRED_DAY_PART`, `EARLIEST_AVAILABLE`, `PROVIDER_CONTINUITY`,
+   * The code. One of `PREFERRED_LANGUAGE`, `PREFERRED_DAY_PART`, `EARLIEST_AVAILABLE`, `PROVIDER_CONTINUITY`,
    * `WORKLOAD_BALANCE`, `PREFERRED_LOCATION`, `PREFERRED_SPECIALTY`, `AVAILABILITY_DENSITY`.
    */
   code?:
     | string
     | undefined;
-  /** A number. */
+  /** The points. */
   points?: number | undefined;
 }
 
-/** SlotV1: the `SlotV1` of the contract (openapi.json), field for field. */
+/** A slot (v1 shape). */
 export interface SlotV1 {
-  /** Opaque slot id accepted by POST /api/v1/bookings. */
+  /** Opaque slot id accepted by BookSlot. */
   id?:
     | string
     | undefined;
@@ -5042,48 +5022,48 @@ export interface SlotV1 {
   label?:
     | string
     | undefined;
-  /** True or false. */
+  /** Available. */
   available?: boolean | undefined;
 }
 
-/** SlotsV1Page: the `SlotsV1Page` of the contract (openapi.json), field for field. */
+/** A page of slotss (v1 shape). */
 export interface SlotsV1Page {
   /** The slots. */
   slots?:
     | SlotV1[]
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The total. At least 0. */
   total?: number | undefined;
 }
 
-/** StepCause: the `StepCause` of the contract (openapi.json), field for field. */
+/** A step cause. */
 export interface StepCause {
   /**
    * `key`: an API call; `system`: the service itself (a timer, a repair); unknown for steps recorded before causes
-   * were. One of `key`, `system`.
+   * were.
    */
   type?:
     | StepCause_Type
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the key. Unset when there is none. */
   keyId?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The key type. Unset when there is none. */
   keyType?:
     | string
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the request. Unset when there is none. */
   requestId?: string | undefined;
 }
 
-/** The values of `type`; `TYPE_UNSPECIFIED` means not given. */
+/** The values of type; `TYPE_UNSPECIFIED` means not given. */
 export enum StepCause_Type {
   /** TYPE_UNSPECIFIED - Not given. */
   TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED",
-  /** TYPE_KEY - REST `key`. */
+  /** TYPE_KEY - Key. */
   TYPE_KEY = "TYPE_KEY",
-  /** TYPE_SYSTEM - REST `system`. */
+  /** TYPE_SYSTEM - System. */
   TYPE_SYSTEM = "TYPE_SYSTEM",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -5134,41 +5114,41 @@ export function stepCause_TypeToNumber(object: StepCause_Type): number {
   }
 }
 
-/** TimeWindow: the `TimeWindow` of the contract (openapi.json), field for field. */
+/** A time window. */
 export interface TimeWindow {
-  /** Text. */
+  /** When it starts. */
   start?:
     | string
     | undefined;
-  /** Text. */
+  /** When it ends. */
   end?: string | undefined;
 }
 
-/** TimeWindowInput: the `TimeWindowInput` of the contract (openapi.json), field for field. */
+/** A time window as a caller gives it. */
 export interface TimeWindowInput {
-  /** Text of at most 5 characters. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. */
+  /** When it starts. At most 5 characters. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. */
   start?:
     | string
     | undefined;
-  /** Text of at most 5 characters. Matches `^(([01]\d|2[0-3]):[0-5]\d|24:00)$`. Required. */
+  /** When it ends. At most 5 characters. Matches `^(([01]\d|2[0-3]):[0-5]\d|24:00)$`. Required. */
   end?: string | undefined;
 }
 
-/** UpdatedWebhook: the `UpdatedWebhook` of the contract (openapi.json), field for field. */
+/** An updated webhook. */
 export interface UpdatedWebhook {
-  /** Text. */
+  /** The url. */
   url?:
     | string
     | undefined;
-  /** Text. */
+  /** The events. */
   events?:
     | string[]
     | undefined;
-  /** True or false. */
+  /** Active. */
   active?:
     | boolean
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
@@ -5179,17 +5159,17 @@ export interface UpdatedWebhook {
   secret?: string | undefined;
 }
 
-/** WaitlistEntry: the `WaitlistEntry` of the contract (openapi.json), field for field. */
+/** A customer waiting for a slot of a service. */
 export interface WaitlistEntry {
-  /** Text. */
+  /** The id of the waitlist entry. */
   id?:
     | string
     | undefined;
-  /** One of `waiting`, `offered`, `booked`, `cancelled`. */
+  /** The waitlist status. */
   waitlistStatus?:
     | WaitlistStatus
     | undefined;
-  /** Text. */
+  /** The id of the service. */
   serviceId?:
     | string
     | undefined;
@@ -5197,15 +5177,15 @@ export interface WaitlistEntry {
   customer?:
     | WaitlistEntry_Customer
     | undefined;
-  /** A free-form JSON object. Unset when there is none. */
+  /** The constraints. A free-form JSON object. Unset when there is none. */
   constraints?:
     | { [key: string]: any }
     | undefined;
-  /** A free-form JSON object. Unset when there is none. */
+  /** The preferences. A free-form JSON object. Unset when there is none. */
   preferences?:
     | { [key: string]: any }
     | undefined;
-  /** Text. Unset when there is none. */
+  /** The id of the resolution. Unset when there is none. */
   resolutionId?:
     | string
     | undefined;
@@ -5213,43 +5193,43 @@ export interface WaitlistEntry {
   offer?:
     | WaitlistOffer
     | undefined;
-  /** How many offers the entry has been made. A whole number from 0 to 9007199254740991. */
+  /** How many offers the entry has been made. At least 0. */
   offersMade?:
     | number
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it last changed. */
   updatedAt?:
     | Date
     | undefined;
-  /** An instant. Unset when there is none. */
+  /** When it was cancelled. Unset when there is none. */
   cancelledAt?: Date | undefined;
 }
 
-/** The `customer` object. */
+/** The customer. */
 export interface WaitlistEntry_Customer {
-  /** Text. */
+  /** The name. */
   name?:
     | string
     | undefined;
-  /** Text. */
+  /** An e-mail address. */
   email?: string | undefined;
 }
 
-/** WaitlistOffer: the `WaitlistOffer` of the contract (openapi.json), field for field. */
+/** A waitlist offer. */
 export interface WaitlistOffer {
-  /** Text. */
+  /** The id of the resolution. */
   resolutionId?:
     | string
     | undefined;
-  /** Confirm with this hold: POST /api/v2/resolutions/:resolutionId/confirm. */
+  /** Confirm with this hold: ConfirmResolution. */
   holdId?:
     | string
     | undefined;
-  /** Text. */
+  /** The id of the option. */
   optionId?:
     | string
     | undefined;
@@ -5257,50 +5237,50 @@ export interface WaitlistOffer {
   providerId?:
     | string
     | undefined;
-  /** An instant. */
+  /** The slot start. */
   slotStart?:
     | Date
     | undefined;
-  /** An instant. */
+  /** When it expires. */
   expiresAt?: Date | undefined;
 }
 
-/** Webhook: the `Webhook` of the contract (openapi.json), field for field. */
+/** The organization's webhook configuration (never its secret). */
 export interface Webhook {
-  /** Text. */
+  /** The url. */
   url?:
     | string
     | undefined;
-  /** Text. */
+  /** The events. */
   events?:
     | string[]
     | undefined;
-  /** True or false. */
+  /** Active. */
   active?:
     | boolean
     | undefined;
-  /** An instant. */
+  /** When it was created. */
   createdAt?: Date | undefined;
 }
 
-/** WebhookTestResult: the `WebhookTestResult` of the contract (openapi.json), field for field. */
+/** A webhook test result. */
 export interface WebhookTestResult {
-  /** true when the receiver answered 2xx within 10 s. True or false. */
+  /** true when the receiver answered 2xx within 10 s. */
   delivered?:
     | boolean
     | undefined;
   /**
-   * The receiver's HTTP status; null when it gave no answer (timeout, refused connection, blocked target). A whole
-   * number from 0 to 9007199254740991. Unset when there is none.
+   * The receiver's HTTP status; unset when it gave no answer (timeout, refused connection, blocked target). At least
+   * 0. Unset when there is none.
    */
   statusCode?:
     | number
     | undefined;
-  /** A whole number from 0 to 9007199254740991. */
+  /** The latency ms. At least 0. */
   latencyMs?: number | undefined;
 }
 
-/** WeekDays: the `WeekDays` of the contract (openapi.json), field for field. */
+/** A week days. */
 export interface WeekDays {
   /** The monday. */
   monday?:
@@ -5336,27 +5316,27 @@ export interface WeekDays {
  * constraints are never weights.
  */
 export interface WeightsInput {
-  /** Points of this preference; default 30. A number from 0 to 10000. Optional. */
+  /** Points of this preference; default 30. From 0 to 10000. Optional. */
   preferredLanguage?:
     | number
     | undefined;
-  /** Points of this preference; default 15. A number from 0 to 10000. Optional. */
+  /** Points of this preference; default 15. From 0 to 10000. Optional. */
   preferredDayPart?:
     | number
     | undefined;
-  /** Points of this preference; default 25. A number from 0 to 10000. Optional. */
+  /** Points of this preference; default 25. From 0 to 10000. Optional. */
   earliestAvailable?:
     | number
     | undefined;
-  /** Points of this preference; default 40. A number from 0 to 10000. Optional. */
+  /** Points of this preference; default 40. From 0 to 10000. Optional. */
   providerContinuity?:
     | number
     | undefined;
-  /** Points of this preference; default 10. A number from 0 to 10000. Optional. */
+  /** Points of this preference; default 10. From 0 to 10000. Optional. */
   workloadBalance?:
     | number
     | undefined;
-  /** Points of this preference; default 15. A number from 0 to 10000. Optional. */
+  /** Points of this preference; default 15. From 0 to 10000. Optional. */
   preferredLocation?: number | undefined;
 }
 

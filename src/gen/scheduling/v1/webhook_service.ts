@@ -36,128 +36,128 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/webhook_service.proto";
 
-/** GetWebhookRequest: the input of GetWebhook. */
+/** The request of GetWebhook. */
 export interface GetWebhookRequest {
 }
 
-/** GetWebhookResponse: the output of GetWebhook. */
+/** The response of GetWebhook. */
 export interface GetWebhookResponse {
-  /** The answer: the Webhook. */
+  /** The webhook. */
   webhook?: Webhook | undefined;
 }
 
-/** UpdateWebhookRequest: the input of UpdateWebhook. */
+/** The request of UpdateWebhook. */
 export interface UpdateWebhookRequest {
   /**
    * Where events are POSTed: `https://` only, and never a loopback, private, link-local or unique-local address
    * (checked here and again at every connection). `WEBHOOK_ALLOW_INSECURE_URLS=1` (development) also allows `http://`
-   * and such targets. Text of 1 to 1000 characters. Required.
+   * and such targets. 1 to 1000 characters. Required.
    */
   url?:
     | string
     | undefined;
   /**
-   * Event types to deliver, or `["*"]` for all of them. An unknown type is 400 VALIDATION_ERROR on `events.<index>`.
-   * At most 100 items.
+   * Event types to deliver, or `["*"]` for all of them. An unknown type is INVALID_ARGUMENT `VALIDATION_ERROR` on
+   * `events.<index>`. At most 100 items.
    */
   events?:
     | string[]
     | undefined;
-  /** Default true. An inactive webhook records no deliveries. True or false. Optional. */
+  /** Default true. An inactive webhook records no deliveries. Optional. */
   active?:
     | boolean
     | undefined;
   /**
-   * true: make a new secret and return it once; the previous secret keeps signing alongside it for 24 hours. True or
-   * false. Optional.
+   * true: make a new secret and return it once; the previous secret keeps signing alongside it for 24 hours.
+   * Optional.
    */
   rotateSecret?: boolean | undefined;
 }
 
-/** UpdateWebhookResponse: the output of UpdateWebhook. */
+/** The response of UpdateWebhook. */
 export interface UpdateWebhookResponse {
-  /** The answer: the UpdatedWebhook. */
+  /** The updated webhook. */
   updatedWebhook?: UpdatedWebhook | undefined;
 }
 
-/** TestWebhookRequest: the input of TestWebhook. */
+/** The request of TestWebhook. */
 export interface TestWebhookRequest {
 }
 
-/** TestWebhookResponse: the output of TestWebhook. */
+/** The response of TestWebhook. */
 export interface TestWebhookResponse {
-  /** The answer: the WebhookTestResult. */
+  /** The webhook test result. */
   webhookTestResult?: WebhookTestResult | undefined;
 }
 
-/** ListWebhookDeliveriesRequest: the input of ListWebhookDeliveries. */
+/** The request of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesRequest {
-  /** One of `pending`, `delivered`, `failed`, `dead_lettered`, `suppressed`. Optional. */
+  /** The delivery status. Optional. */
   deliveryStatus?:
     | DeliveryStatus
     | undefined;
   /**
-   * One of `professional.created`, `professional.updated`, `provider_import.completed`, `resolution.resolved`,
-   * `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`, `booking.confirmed`,
-   * `booking.rescheduled`, `booking.cancelled`, `booking.completed`, `calendar.connection_degraded`,
-   * `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. Optional.
+   * The event. One of `professional.created`, `professional.updated`, `provider_import.completed`,
+   * `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`,
+   * `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
+   * `calendar.connection_degraded`, `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. Optional.
    */
   event?:
     | string
     | undefined;
   /**
-   * Page size, default 50, at most 500. The most items one page holds, counted in items (a page may hold fewer); the
-   * same range as REST `limit`, and unset takes its default. A whole number from 1 to 500. Optional.
+   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
+   * default. From 1 to 500. Optional.
    */
   pageSize?:
     | number
     | undefined;
   /**
    * The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to
-   * get the next page; unset for the first page. Text of at most 200 characters. Optional.
+   * get the next page; unset for the first page. At most 200 characters. Optional.
    */
   pageToken?: string | undefined;
 }
 
-/** ListWebhookDeliveriesResponse: the output of ListWebhookDeliveries. */
+/** The response of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesResponse {
-  /** The answer: the DeliveryList. */
+  /** The delivery list. */
   deliveryList?: DeliveryList | undefined;
 }
 
-/** GetWebhookDeliveryRequest: the input of GetWebhookDelivery. */
+/** The request of GetWebhookDelivery. */
 export interface GetWebhookDeliveryRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the delivery. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** GetWebhookDeliveryResponse: the output of GetWebhookDelivery. */
+/** The response of GetWebhookDelivery. */
 export interface GetWebhookDeliveryResponse {
-  /** The answer: the DeliveryDetail. */
+  /** The delivery detail. */
   deliveryDetail?: DeliveryDetail | undefined;
 }
 
-/** ReplayWebhookDeliveryRequest: the input of ReplayWebhookDelivery. */
+/** The request of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the delivery. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
-/** ReplayWebhookDeliveryResponse: the output of ReplayWebhookDelivery. */
+/** The response of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryResponse {
-  /** The answer: the ReplayResult. */
+  /** The replay result. */
   replayResult?: ReplayResult | undefined;
 }
 
-/** QueueWebhookDeliveryReplayRequest: the input of QueueWebhookDeliveryReplay. */
+/** The request of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayRequest {
-  /** Text of 1 to 200 characters. Required. */
+  /** The id of the delivery. 1 to 200 characters. Required. */
   deliveryId?: string | undefined;
 }
 
-/** QueueWebhookDeliveryReplayResponse: the output of QueueWebhookDeliveryReplay. */
+/** The response of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayResponse {
-  /** The answer: the QueuedReplay. */
+  /** The queued replay. */
   queuedReplay?: QueuedReplay | undefined;
 }
 
@@ -1252,24 +1252,15 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
 };
 
 /**
- * WebhookService: The organization's webhook configuration, its delivery log and replays (CONTRACT part 6).
- *
- * Every call carries the caller's API key in metadata (`authorization: Bearer <key>`; a platform key may add
- * `service-organization-id`), and may carry `x-service-request-id` and `idempotency-key`. Errors are gRPC statuses
- * with a `google.rpc.Status` in the `grpc-status-details-bin` trailer: its `google.rpc.ErrorInfo` has the contract's
- * error code as `reason` (domain `scheduling.example`; metadata `recoverable`, and `suggestedAction`, `field` and
- * `retryAfterSeconds` when they apply), a `google.rpc.BadRequest` lists the field violations and a
- * `google.rpc.RetryInfo` the retry delay. Every method may answer the common ones (status and reason):
- * UNAUTHENTICATED `UNAUTHENTICATED`, PERMISSION_DENIED `FORBIDDEN`, RESOURCE_EXHAUSTED `RATE_LIMITED`,
- * INVALID_ARGUMENT `VALIDATION_ERROR`, UNAVAILABLE `SERVICE_UNAVAILABLE`. The REST gateway maps the contract's routes
- * (openapi.json) onto these methods: each method names its route.
+ * The organization's webhook configuration, its delivery log and replays (CONTRACT part 6). Calls, metadata and
+ * errors: see the top of resources.proto.
  */
 export type WebhookServiceService = typeof WebhookServiceService;
 export const WebhookServiceService = {
   /**
-   * GetWebhook: Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL,
-   * event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the
-   * common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
+   * Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL, event types
+   * and whether the webhook is active; NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook. Errors
+   * beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   getWebhook: {
     path: "/scheduling.v1.WebhookService/GetWebhook" as const,
@@ -1281,14 +1272,14 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): GetWebhookResponse => GetWebhookResponse.decode(value),
   },
   /**
-   * UpdateWebhook: Set up or replace the organization’s webhook (live key only: a test key may read the configuration
-   * but not change it, 403 LIVE_KEY_REQUIRED). The answer carries `secret` on the first set-up and when
-   * `rotateSecret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours. `url`
-   * must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
+   * Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change
+   * it, PERMISSION_DENIED `LIVE_KEY_REQUIRED`). The answer carries `secret` on the first set-up and when
+   * `rotate_secret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours.
+   * `url` must be https and reach a public address (INVALID_ARGUMENT `VALIDATION_ERROR` on `url` otherwise;
    * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
    * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
    * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`. REST: PUT /api/v2/webhooks.
+   * `LIVE_KEY_REQUIRED`.
    */
   updateWebhook: {
     path: "/scheduling.v1.WebhookService/UpdateWebhook" as const,
@@ -1301,10 +1292,10 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): UpdateWebhookResponse => UpdateWebhookResponse.decode(value),
   },
   /**
-   * TestWebhook: Send a signed `webhook.test` event to the configured URL now (live key only) and report the
-   * receiver’s answer. Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a
-   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
+   * Send a signed `webhook.test` event to the configured URL now (live key only) and report the receiver’s answer.
+   * Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a live key
+   * (PERMISSION_DENIED `LIVE_KEY_REQUIRED`) and a configured webhook. Errors beyond the common ones:
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   testWebhook: {
     path: "/scheduling.v1.WebhookService/TestWebhook" as const,
@@ -1316,9 +1307,8 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): TestWebhookResponse => TestWebhookResponse.decode(value),
   },
   /**
-   * ListWebhookDeliveries: List delivery records newest first as `{deliveries, total, nextCursor}`, optionally of one
-   * `status` or `event` type; `total` counts every match. Lists the organization's delivery records with their latest
-   * attempt; cursor pagination. Errors: the common ones. REST: GET /api/v2/webhooks/deliveries.
+   * List delivery records newest first, optionally of one `delivery_status` or `event` type; `total` counts every
+   * match. Lists the organization's delivery records with their latest attempt; a page at a time.
    */
   listWebhookDeliveries: {
     path: "/scheduling.v1.WebhookService/ListWebhookDeliveries" as const,
@@ -1332,9 +1322,8 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): ListWebhookDeliveriesResponse => ListWebhookDeliveriesResponse.decode(value),
   },
   /**
-   * GetWebhookDelivery: Read a delivery record with every attempt, manual replays included. Answers one delivery
-   * record and its attempts, oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`. REST: GET
-   * /api/v2/webhooks/deliveries/:id.
+   * Read a delivery record with every attempt, manual replays included. Answers one delivery record and its attempts,
+   * oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`.
    */
   getWebhookDelivery: {
     path: "/scheduling.v1.WebhookService/GetWebhookDelivery" as const,
@@ -1348,13 +1337,13 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): GetWebhookDeliveryResponse => GetWebhookDeliveryResponse.decode(value),
   },
   /**
-   * ReplayWebhookDelivery: Send a delivery again now (plan launch or higher, live key) as its next attempt, and
-   * report the answer. An organization plan the service does not know counts as below launch. A `suppressed`
-   * (test-mode) delivery is 422 DELIVERY_NOT_REPLAYABLE; one a sender is sending right now is 409
-   * DELIVERY_IN_PROGRESS. Sends the delivery's event again at once, within the request. Errors beyond the common
+   * Send a delivery again now (plan launch or higher, live key) as its next attempt, and report the answer. An
+   * organization plan the service does not know counts as below launch. A `suppressed` (test-mode) delivery is
+   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
+   * `DELIVERY_IN_PROGRESS`. Sends the delivery's event again at once, within the request. Errors beyond the common
    * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
    * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
-   * `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
+   * `DELIVERY_NOT_REPLAYABLE`.
    */
   replayWebhookDelivery: {
     path: "/scheduling.v1.WebhookService/ReplayWebhookDelivery" as const,
@@ -1368,12 +1357,11 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): ReplayWebhookDeliveryResponse => ReplayWebhookDeliveryResponse.decode(value),
   },
   /**
-   * QueueWebhookDeliveryReplay: Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live
-   * key); answers the number that attempt will carry. Its failure schedules no automatic retry. Same refusals as the
-   * immediate replay. Queues the delivery's event for the dispatcher instead of sending it in the request. Errors
-   * beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`,
-   * NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
-   * REST: POST /api/v2/webhooks/:deliveryId/replay.
+   * Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live key); answers the number
+   * that attempt will carry. Its failure schedules no automatic retry. Same refusals as the immediate replay. Queues
+   * the delivery's event for the dispatcher instead of sending it in the request. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`,
+   * ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   queueWebhookDeliveryReplay: {
     path: "/scheduling.v1.WebhookService/QueueWebhookDeliveryReplay" as const,
@@ -1392,67 +1380,64 @@ export const WebhookServiceService = {
 
 export interface WebhookServiceServer extends UntypedServiceImplementation {
   /**
-   * GetWebhook: Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL,
-   * event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the
-   * common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
+   * Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL, event types
+   * and whether the webhook is active; NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook. Errors
+   * beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   getWebhook: handleUnaryCall<GetWebhookRequest, GetWebhookResponse>;
   /**
-   * UpdateWebhook: Set up or replace the organization’s webhook (live key only: a test key may read the configuration
-   * but not change it, 403 LIVE_KEY_REQUIRED). The answer carries `secret` on the first set-up and when
-   * `rotateSecret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours. `url`
-   * must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
+   * Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change
+   * it, PERMISSION_DENIED `LIVE_KEY_REQUIRED`). The answer carries `secret` on the first set-up and when
+   * `rotate_secret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours.
+   * `url` must be https and reach a public address (INVALID_ARGUMENT `VALIDATION_ERROR` on `url` otherwise;
    * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
    * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
    * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`. REST: PUT /api/v2/webhooks.
+   * `LIVE_KEY_REQUIRED`.
    */
   updateWebhook: handleUnaryCall<UpdateWebhookRequest, UpdateWebhookResponse>;
   /**
-   * TestWebhook: Send a signed `webhook.test` event to the configured URL now (live key only) and report the
-   * receiver’s answer. Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a
-   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
+   * Send a signed `webhook.test` event to the configured URL now (live key only) and report the receiver’s answer.
+   * Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a live key
+   * (PERMISSION_DENIED `LIVE_KEY_REQUIRED`) and a configured webhook. Errors beyond the common ones:
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   testWebhook: handleUnaryCall<TestWebhookRequest, TestWebhookResponse>;
   /**
-   * ListWebhookDeliveries: List delivery records newest first as `{deliveries, total, nextCursor}`, optionally of one
-   * `status` or `event` type; `total` counts every match. Lists the organization's delivery records with their latest
-   * attempt; cursor pagination. Errors: the common ones. REST: GET /api/v2/webhooks/deliveries.
+   * List delivery records newest first, optionally of one `delivery_status` or `event` type; `total` counts every
+   * match. Lists the organization's delivery records with their latest attempt; a page at a time.
    */
   listWebhookDeliveries: handleUnaryCall<ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse>;
   /**
-   * GetWebhookDelivery: Read a delivery record with every attempt, manual replays included. Answers one delivery
-   * record and its attempts, oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`. REST: GET
-   * /api/v2/webhooks/deliveries/:id.
+   * Read a delivery record with every attempt, manual replays included. Answers one delivery record and its attempts,
+   * oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`.
    */
   getWebhookDelivery: handleUnaryCall<GetWebhookDeliveryRequest, GetWebhookDeliveryResponse>;
   /**
-   * ReplayWebhookDelivery: Send a delivery again now (plan launch or higher, live key) as its next attempt, and
-   * report the answer. An organization plan the service does not know counts as below launch. A `suppressed`
-   * (test-mode) delivery is 422 DELIVERY_NOT_REPLAYABLE; one a sender is sending right now is 409
-   * DELIVERY_IN_PROGRESS. Sends the delivery's event again at once, within the request. Errors beyond the common
+   * Send a delivery again now (plan launch or higher, live key) as its next attempt, and report the answer. An
+   * organization plan the service does not know counts as below launch. A `suppressed` (test-mode) delivery is
+   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
+   * `DELIVERY_IN_PROGRESS`. Sends the delivery's event again at once, within the request. Errors beyond the common
    * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
    * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
-   * `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
+   * `DELIVERY_NOT_REPLAYABLE`.
    */
   replayWebhookDelivery: handleUnaryCall<ReplayWebhookDeliveryRequest, ReplayWebhookDeliveryResponse>;
   /**
-   * QueueWebhookDeliveryReplay: Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live
-   * key); answers the number that attempt will carry. Its failure schedules no automatic retry. Same refusals as the
-   * immediate replay. Queues the delivery's event for the dispatcher instead of sending it in the request. Errors
-   * beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`,
-   * NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
-   * REST: POST /api/v2/webhooks/:deliveryId/replay.
+   * Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live key); answers the number
+   * that attempt will carry. Its failure schedules no automatic retry. Same refusals as the immediate replay. Queues
+   * the delivery's event for the dispatcher instead of sending it in the request. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`,
+   * ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   queueWebhookDeliveryReplay: handleUnaryCall<QueueWebhookDeliveryReplayRequest, QueueWebhookDeliveryReplayResponse>;
 }
 
 export interface WebhookServiceClient extends Client {
   /**
-   * GetWebhook: Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL,
-   * event types and whether the webhook is active; 404 WEBHOOK_NOT_CONFIGURED before the first PUT. Errors beyond the
-   * common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: GET /api/v2/webhooks.
+   * Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL, event types
+   * and whether the webhook is active; NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook. Errors
+   * beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   getWebhook(
     request: GetWebhookRequest,
@@ -1470,14 +1455,14 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateWebhook: Set up or replace the organization’s webhook (live key only: a test key may read the configuration
-   * but not change it, 403 LIVE_KEY_REQUIRED). The answer carries `secret` on the first set-up and when
-   * `rotateSecret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours. `url`
-   * must be https and reach a public address (400 VALIDATION_ERROR on `url` otherwise;
+   * Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change
+   * it, PERMISSION_DENIED `LIVE_KEY_REQUIRED`). The answer carries `secret` on the first set-up and when
+   * `rotate_secret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours.
+   * `url` must be https and reach a public address (INVALID_ARGUMENT `VALIDATION_ERROR` on `url` otherwise;
    * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
    * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
    * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`. REST: PUT /api/v2/webhooks.
+   * `LIVE_KEY_REQUIRED`.
    */
   updateWebhook(
     request: UpdateWebhookRequest,
@@ -1495,10 +1480,10 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * TestWebhook: Send a signed `webhook.test` event to the configured URL now (live key only) and report the
-   * receiver’s answer. Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a
-   * live key (403 LIVE_KEY_REQUIRED) and a configured webhook. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`. REST: POST /api/v2/webhooks/test.
+   * Send a signed `webhook.test` event to the configured URL now (live key only) and report the receiver’s answer.
+   * Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a live key
+   * (PERMISSION_DENIED `LIVE_KEY_REQUIRED`) and a configured webhook. Errors beyond the common ones:
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   testWebhook(
     request: TestWebhookRequest,
@@ -1516,9 +1501,8 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: TestWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListWebhookDeliveries: List delivery records newest first as `{deliveries, total, nextCursor}`, optionally of one
-   * `status` or `event` type; `total` counts every match. Lists the organization's delivery records with their latest
-   * attempt; cursor pagination. Errors: the common ones. REST: GET /api/v2/webhooks/deliveries.
+   * List delivery records newest first, optionally of one `delivery_status` or `event` type; `total` counts every
+   * match. Lists the organization's delivery records with their latest attempt; a page at a time.
    */
   listWebhookDeliveries(
     request: ListWebhookDeliveriesRequest,
@@ -1536,9 +1520,8 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * GetWebhookDelivery: Read a delivery record with every attempt, manual replays included. Answers one delivery
-   * record and its attempts, oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`. REST: GET
-   * /api/v2/webhooks/deliveries/:id.
+   * Read a delivery record with every attempt, manual replays included. Answers one delivery record and its attempts,
+   * oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`.
    */
   getWebhookDelivery(
     request: GetWebhookDeliveryRequest,
@@ -1556,13 +1539,13 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWebhookDeliveryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ReplayWebhookDelivery: Send a delivery again now (plan launch or higher, live key) as its next attempt, and
-   * report the answer. An organization plan the service does not know counts as below launch. A `suppressed`
-   * (test-mode) delivery is 422 DELIVERY_NOT_REPLAYABLE; one a sender is sending right now is 409
-   * DELIVERY_IN_PROGRESS. Sends the delivery's event again at once, within the request. Errors beyond the common
+   * Send a delivery again now (plan launch or higher, live key) as its next attempt, and report the answer. An
+   * organization plan the service does not know counts as below launch. A `suppressed` (test-mode) delivery is
+   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
+   * `DELIVERY_IN_PROGRESS`. Sends the delivery's event again at once, within the request. Errors beyond the common
    * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
    * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
-   * `DELIVERY_NOT_REPLAYABLE`. REST: POST /api/v2/webhooks/deliveries/:id/replay.
+   * `DELIVERY_NOT_REPLAYABLE`.
    */
   replayWebhookDelivery(
     request: ReplayWebhookDeliveryRequest,
@@ -1580,12 +1563,11 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: ReplayWebhookDeliveryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * QueueWebhookDeliveryReplay: Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live
-   * key); answers the number that attempt will carry. Its failure schedules no automatic retry. Same refusals as the
-   * immediate replay. Queues the delivery's event for the dispatcher instead of sending it in the request. Errors
-   * beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`,
-   * NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
-   * REST: POST /api/v2/webhooks/:deliveryId/replay.
+   * Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live key); answers the number
+   * that attempt will carry. Its failure schedules no automatic retry. Same refusals as the immediate replay. Queues
+   * the delivery's event for the dispatcher instead of sending it in the request. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`,
+   * ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   queueWebhookDeliveryReplay(
     request: QueueWebhookDeliveryReplayRequest,
