@@ -3,10 +3,10 @@ import { protoOneofOf, protoViewOf, type ProtoOneof } from './proto-view.js';
 import { SCHEMA_NAMES } from './schema-names.js';
 
 /**
- * How a REST shape (a zod schema of the contract) is carried in a typed protobuf message. The proto files of the
- * internal API are generated from the route table by `scripts/generate-proto.ts` with these rules, and the gRPC
- * server converts between typed messages and the REST JSON with the same rules (`typed-message.ts`), so a REST
- * schema and its message cannot drift: there is one source, the zod schema.
+ * How a REST shape (a zod schema of the contract) is carried in a typed protobuf message: the rules by which the
+ * gateway maps REST onto the hand-written proto files of the internal API (`request-message-of.ts`,
+ * `typed-message.ts`). `test/contract/proto-mapping.test.ts` checks them against the proto's descriptors, so a proto
+ * edit that breaks the mapping fails there.
  */
 export type ProtoShape =
   | { kind: 'string' | 'bool' | 'double' }
@@ -219,23 +219,14 @@ export function protoFieldName(restName: string): string {
 }
 
 /**
- * The paging fields of a cursor-paged list as the typed API names them (the usual Google API names), with what each
- * holds: REST `limit` is `page_size`, `cursor` is `page_token` and `nextCursor` is `next_page_token`. REST keeps its
- * names (the contract); the values, limits and errors (which name the REST field) are the same on both doors.
+ * The paging fields of a cursor-paged list as the typed API names them (the usual Google API names): REST `limit` is
+ * `page_size`, `cursor` is `page_token` and `nextCursor` is `next_page_token`. REST keeps its names (the contract);
+ * the values, limits and errors (which name the REST field) are the same on both doors.
  */
-export const LIST_PAGING_FIELDS: Readonly<Record<string, { proto: string; doc: string }>> = {
-  limit: {
-    proto: 'page_size',
-    doc: 'The most items one page holds (a page may hold fewer); unset takes the default.',
-  },
-  cursor: {
-    proto: 'page_token',
-    doc: 'The opaque token a previous answer gave in `next_page_token`, passed back unchanged with the same other fields to get the next page; unset for the first page.',
-  },
-  nextCursor: {
-    proto: 'next_page_token',
-    doc: 'The opaque token to send as `page_token` for the next page; unset on the last page.',
-  },
+export const LIST_PAGING_FIELDS: Readonly<Record<string, { proto: string }>> = {
+  limit: { proto: 'page_size' },
+  cursor: { proto: 'page_token' },
+  nextCursor: { proto: 'next_page_token' },
 };
 
 /**
@@ -248,7 +239,7 @@ function isCursorPaged(schema: z.ZodObject): boolean {
 }
 
 /** The paging field a REST field of an object schema is in the typed API, if it is one (see LIST_PAGING_FIELDS). */
-export function listPagingField(schema: z.ZodObject, restName: string): { proto: string; doc: string } | undefined {
+function listPagingField(schema: z.ZodObject, restName: string): { proto: string } | undefined {
   return Object.hasOwn(LIST_PAGING_FIELDS, restName) && isCursorPaged(schema)
     ? LIST_PAGING_FIELDS[restName]
     : undefined;
@@ -256,7 +247,7 @@ export function listPagingField(schema: z.ZodObject, restName: string): { proto:
 
 /**
  * The protobuf field name of a field of an object schema: `protoFieldName`, but the paging names on a cursor-paged
- * list (`limit` -> `page_size`). Both the generator and the typed-message translation name fields with this.
+ * list (`limit` -> `page_size`). The gateway's mapping names fields with this.
  */
 export function protoFieldNameIn(schema: z.ZodObject, restName: string): string {
   const field = schema.shape[restName] as z.ZodType | undefined;

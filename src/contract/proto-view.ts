@@ -81,21 +81,3 @@ export function protoOneof<T extends z.ZodType>(schema: T, oneof: ProtoOneof): T
 export function protoOneofOf(schema: z.ZodType): ProtoOneof | undefined {
   return oneofs.get(schema);
 }
-
-const extraFields = new WeakMap<z.ZodObject, Record<string, z.ZodType>>();
-
-/**
- * Registers fields the typed message of an object schema carries beyond its REST fields (what a v1 view of the same
- * resource needs, e.g. a booking's confirmation link, or a rule only the typed API asks for, e.g. CreateResolution's
- * `v1_rules`): the generator declares them after the REST fields, and REST
- * JSON, made from the REST schema alone, never shows them. Answers the schema unchanged.
- */
-export function protoFields<T extends z.ZodObject>(schema: T, fields: Record<string, z.ZodType>): T {
-  extraFields.set(schema, fields);
-  return schema;
-}
-
-/** The typed-only fields registered for an object schema (`protoFields`), by REST-style name. */
-export function protoFieldsOf(schema: z.ZodObject): Record<string, z.ZodType> {
-  return extraFields.get(schema) ?? {};
-}

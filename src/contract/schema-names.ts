@@ -20,7 +20,7 @@ import * as service from './schemas/service.js';
 import * as webhook from './schemas/webhook.js';
 
 /** The schema modules, by file name: their exported zod objects are the named messages of the typed API. */
-export const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
+const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
   analytics: analytics,
   'api-key': apiKey,
   'audit-event': auditEvent,

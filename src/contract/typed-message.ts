@@ -20,7 +20,7 @@ import {
 const properties = new WeakMap<z.ZodObject, Map<string, string>>();
 /**
  * The ts-proto property of a REST field of an object schema (`serviceId` -> `serviceId`, `dead_lettered` ->
- * `deadLettered`, a list's `limit` -> `pageSize`), named as the generator names its field (`protoFieldNameIn`).
+ * `deadLettered`, a list's `limit` -> `pageSize`), the field the proto names by `protoFieldNameIn`.
  */
 function propertyOf(schema: z.ZodObject, restName: string): string {
   let names = properties.get(schema);
@@ -29,15 +29,6 @@ function propertyOf(schema: z.ZodObject, restName: string): string {
   if (p === undefined) names.set(restName, (p = tsPropertyName(protoFieldNameIn(schema, restName))));
   return p;
 }
-
-/** Typed fields of a request or response message start at this number; 1 to 4 of a request are reserved (the former gateway form). */
-export const TYPED_FIELD_BASE = 16;
-
-/** The number of `html_page` in the response of a route that answers browsers a page (`RouteSpec.htmlAnswer`). */
-export const HTML_PAGE_FIELD_NUMBER = 15;
-
-/** The number of `update_mask` (google.protobuf.FieldMask) in the request of every PATCH route. */
-export const UPDATE_MASK_FIELD = 5;
 
 /** The object schemas a route's typed request message is made of, in field order: path, query, then body fields. */
 export function requestGroups(route: RouteSpec): { kind: 'params' | 'query' | 'body'; schema: z.ZodObject }[] {
@@ -286,7 +277,7 @@ export function responseMessageOf(route: RouteSpec, result: unknown): Record<str
     const fields = objectFromRest(shape.schema, 'output', (result ?? {}) as Record<string, unknown>);
     return named ? { [tsPropertyName(resultFieldName(named))]: fields } : fields;
   }
-  // A answer of several shapes: the response message is its oneof (generate-proto.ts).
+  // An answer of several shapes: the response message is its oneof.
   if (shape.kind === 'oneof')
     return (valueFromRest(shape, 'result', result, false, 'output') ?? {}) as Record<string, unknown>;
   return { resultValue: valueFromRest(shape, 'resultValue', result, false, 'output') };

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { decodeSlotId } from '../../domain/availability/slot-id.js';
 import { ServiceError } from '../../errors/service-error.js';
 import { refusedMembers } from '../refused-members.js';
-import { protoFields } from '../proto-view.js';
 import {
   cursor,
   ianaTimezone,
@@ -25,26 +24,12 @@ export const BookingPath = z.object({ id: text(200, 1) });
  * Query of GET /api/v2/bookings. The typed request also takes `skip` (AIP-158: bookings passed over after the
  * page token's position, for callers that page by number, as v1 REST does) and `include_total`.
  */
-export const ListBookingsQuery = protoFields(
-  z.object({
-    status: BookingStatus.optional(),
-    providerId: text(200, 1).optional(),
-    limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
-    cursor: cursor().optional(),
-  }),
-  {
-    skip: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .meta({ description: 'How many bookings to pass over before the page starts (after `page_token`, if any).' }),
-    includeTotal: z
-      .boolean()
-      .optional()
-      .meta({ description: 'Set to get `total`, the number of bookings the filter matches (one more count).' }),
-  },
-);
+export const ListBookingsQuery = z.object({
+  status: BookingStatus.optional(),
+  providerId: text(200, 1).optional(),
+  limit: pageLimit().meta({ description: 'Page size, default 50, at most 500.' }),
+  cursor: cursor().optional(),
+});
 
 const SlotV2 = z.object({ start: instant(), end: instant(), timezone: z.string() });
 
@@ -52,42 +37,32 @@ const SlotV2 = z.object({ start: instant(), end: instant(), timezone: z.string()
  * The v2 Booking shape (SPEC part 2); v1-created bookings show their attendee as `customer`. The typed message also
  * carries `confirmation_url` and the provider's `username` (what v1 REST shows of a booking).
  */
-export const BookingV2 = protoFields(
-  z.object({
-    id: z.string(),
-    organizationId: z.string(),
-    resolutionId: z.string().nullable(),
-    optionId: z.string().nullable(),
-    status: BookingStatus,
-    provider: protoFields(z.object({ id: z.string(), displayName: z.string() }), {
-      username: z.string().nullable().meta({ description: "The provider's username, when it has one." }),
-    }),
-    service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: nonNegativeInt() }),
-    customer: z.object({
-      name: z.string(),
-      email: z.string(),
-      timezone: z.string().nullable(),
-      lastname: z.string().optional(),
-    }),
-    slot: SlotV2,
-    metadata: z.record(z.string(), z.unknown()).meta({
-      description:
-        'The `metadata` sent with the confirmation (`{}` when none). A booking stored before metadata was bounded to 8 levels answers what is nested deeper as null.',
-    }),
-    source: z.enum(['v1', 'v2']),
-    rescheduledFrom: z.string().nullable(),
-    rescheduledTo: z.string().nullable(),
-    cancelledAt: instant().nullable(),
-    createdAt: instant(),
-    updatedAt: instant(),
+export const BookingV2 = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  resolutionId: z.string().nullable(),
+  optionId: z.string().nullable(),
+  status: BookingStatus,
+  provider: z.object({ id: z.string(), displayName: z.string() }),
+  service: z.object({ id: z.string(), displayName: z.string(), durationMinutes: nonNegativeInt() }),
+  customer: z.object({
+    name: z.string(),
+    email: z.string(),
+    timezone: z.string().nullable(),
+    lastname: z.string().optional(),
   }),
-  {
-    confirmationUrl: z.string().nullable().meta({
-      description:
-        'The link the attendee of a booking booked directly follows to confirm it (its token is the credential).',
-    }),
-  },
-);
+  slot: SlotV2,
+  metadata: z.record(z.string(), z.unknown()).meta({
+    description:
+      'The `metadata` sent with the confirmation (`{}` when none). A booking stored before metadata was bounded to 8 levels answers what is nested deeper as null.',
+  }),
+  source: z.enum(['v1', 'v2']),
+  rescheduledFrom: z.string().nullable(),
+  rescheduledTo: z.string().nullable(),
+  cancelledAt: instant().nullable(),
+  createdAt: instant(),
+  updatedAt: instant(),
+});
 
 /** Query of GET /api/v1/slots (all required; `eventTypeId` is the service id). */
 export const ListSlotsV1Query = z.object({

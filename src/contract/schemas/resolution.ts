@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursor, ianaTimezone, instant, list, nonNegativeInt, pageLimit, queryInt, text } from '../fields.js';
 import { normalizedCode } from '../normalized-code.js';
-import { protoFields, protoOneof, protoView } from '../proto-view.js';
+import { protoOneof, protoView } from '../proto-view.js';
 import {
   normalizeAgeGroupCode,
   normalizeCode,
@@ -63,22 +63,14 @@ export const DateRangeInput = z
  * Body of POST /api/v2/resolutions. Its message also carries `v1_rules`, which only the typed API has: the rules of the
  * v1 form (POST /api/v1/resolutions maps onto CreateResolution with them).
  */
-export const CreateResolutionBody = protoFields(
-  z.object({
-    serviceId: text(200, 1),
-    constraints: ResolutionConstraints.optional(),
-    preferences: ResolutionPreferences.optional(),
-    dateRange: DateRangeInput,
-    policyId: text(200, 1).optional(),
-    maxOptionsPerProvider: z.number().int().min(1).max(10).optional(),
-  }),
-  {
-    v1Rules: z.boolean().optional().meta({
-      description:
-        'True for the rules of the v1 contract: `service_id` may name the service by its slug, the Idempotency-Key is optional, and a key is kept apart from the v2 keys, its payload compared as v1 spelled it. Unset or false: the v2 rules.',
-    }),
-  },
-);
+export const CreateResolutionBody = z.object({
+  serviceId: text(200, 1),
+  constraints: ResolutionConstraints.optional(),
+  preferences: ResolutionPreferences.optional(),
+  dateRange: DateRangeInput,
+  policyId: text(200, 1).optional(),
+  maxOptionsPerProvider: z.number().int().min(1).max(10).optional(),
+});
 
 const plain = (fn: CodeNormalizer, what: string) =>
   z.union([normalizedCode(fn, what).transform((v) => [v]), list(normalizedCode(fn, what))]);
