@@ -45,10 +45,15 @@ const rank = (file) => {
  */
 const compiled = process.env.TEST_COMPILED === '1';
 
+/** scripts/run-tests.mjs sets TEST_TIMING_FILE: each worker then records its file's wall and CPU time there. */
+const timing = process.env.TEST_TIMING_FILE
+  ? [`--import=${new URL('./scripts/test-file-timing.mjs', import.meta.url).pathname}`]
+  : [];
+
 export default {
   ...(compiled
-    ? { extensions: ['js'], files: ['test/**/*.test.js'] }
-    : { extensions: { ts: 'module' }, nodeArguments: ['--import=tsx'], files: ['test/**/*.test.ts'] }),
+    ? { extensions: ['js'], files: ['test/**/*.test.js'], nodeArguments: timing }
+    : { extensions: { ts: 'module' }, nodeArguments: ['--import=tsx', ...timing], files: ['test/**/*.test.ts'] }),
   timeout: '120s',
   concurrency: 2,
   workerThreads: false,
