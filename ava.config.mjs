@@ -21,6 +21,9 @@ const SLOW_FIRST = [
   'test/api/fuzz.test.ts',
   'test/security/idempotency-crash.test.ts',
   'test/console/inspector.test.ts',
+  'test/ops/redis-cluster.test.ts',
+  'test/admission/overload.test.ts',
+  'test/security/metrics-scrape.test.ts',
   'test/ops/audit-two-processes.test.ts',
   'test/ops/start-stop.test.ts',
   'test/ops/rolling-restart.test.ts',
@@ -45,10 +48,15 @@ const rank = (file) => {
  */
 const compiled = process.env.TEST_COMPILED === '1';
 
+/** scripts/run-tests.mjs sets TEST_TIMING_FILE: each worker then records its file's wall and CPU time there. */
+const timing = process.env.TEST_TIMING_FILE
+  ? [`--import=${new URL('./scripts/test-file-timing.mjs', import.meta.url).pathname}`]
+  : [];
+
 export default {
   ...(compiled
-    ? { extensions: ['js'], files: ['test/**/*.test.js'] }
-    : { extensions: { ts: 'module' }, nodeArguments: ['--import=tsx'], files: ['test/**/*.test.ts'] }),
+    ? { extensions: ['js'], files: ['test/**/*.test.js'], nodeArguments: timing }
+    : { extensions: { ts: 'module' }, nodeArguments: ['--import=tsx', ...timing], files: ['test/**/*.test.ts'] }),
   timeout: '120s',
   concurrency: 2,
   workerThreads: false,

@@ -2,8 +2,8 @@
 // (or REDIS_URL / DATABASE_URL when given), then prints the plain "N passed, N failed" line CI reads.
 // `--checks` (npm test) first runs the static checks, in two lanes, while the stores start (docs/testing.md).
 import { spawn } from 'node:child_process';
-import { rmSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { rmSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildDirOf, buildTests } from './build-tests.mjs';
 
@@ -83,13 +83,32 @@ function fetchNode24() {
 const node24 = whole ? fetchNode24() : undefined;
 
 const env = { ...process.env, LOG_LEVEL: 'silent', TEST_DATA_DIR: dataDir };
+/** The run's own PostgreSQL server process, whose backends' CPU time the file times cannot see. */
+let postgresPid;
+
+/** CPU seconds of the run's PostgreSQL so far: the postmaster's and its ended backends' (from /proc), or undefined. */
+function postgresCpu() {
+  try {
+    const fields = readFileSync(`/proc/${postgresPid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
+  } catch {
+    return undefined;
+  }
+}
 const stops = [];
 const { register } = await import('tsx/esm/api');
 register();
 if (!process.env.DATABASE_URL) {
   const { startEmbeddedPostgres } = await import(pathToFileURL(join(root, 'src/launcher/embedded-postgres.ts')).href);
-  const pg = await startEmbeddedPostgres({ dir: join(dataDir, 'postgres') });
+  // The run's cluster is thrown away at its end, and no test crashes it (those that stop or kill PostgreSQL start their
+  // own, with the service's settings): a commit need not wait for its WAL to reach the disk. Waiting took 6-9 ms per
+  // commit on the shared machine against about 1 ms without (docs/testing.md); what other sessions see is unchanged.
+  const pg = await startEmbeddedPostgres({
+    dir: join(dataDir, 'postgres'),
+    extraFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+  });
   env.TEST_DATABASE_URL = pg.url;
+  postgresPid = pg.pid;
   stops.push(() => pg.stop());
 } else {
   env.TEST_DATABASE_URL = process.env.DATABASE_URL;
@@ -101,12 +120,56 @@ const { createMigratedTemplate } = await import(pathToFileURL(join(root, 'test/h
 env.TEST_TEMPLATE_DATABASE = `template_${process.pid}`;
 stops.unshift(await createMigratedTemplate(env.TEST_DATABASE_URL, env.TEST_TEMPLATE_DATABASE));
 
+/**
+ * Prints, from the lines scripts/test-file-timing.mjs wrote to `timingFile`, every test file's wall time and CPU time
+ * (its own and its child processes'), longest first, then the sums by folder: where a run's time goes.
+ */
+function printFileTimes(timingFile, label) {
+  let rows;
+  try {
+    rows = readFileSync(timingFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  } catch {
+    return;
+  }
+  const name = (f) => relative(avaCwd, f);
+  const cpuOf = (r) => Number(r.cpu) + Number(r.children);
+  rows.sort((a, b) => Number(b.wall) - Number(a.wall));
+  const lines = [`# file times, ${label}: wall s, CPU s (own + child processes), file`];
+  for (const r of rows)
+    lines.push(`# file-time ${r.wall} ${cpuOf(r).toFixed(1)} (${r.cpu} + ${r.children}) ${name(r.file)}`);
+  const folders = new Map();
+  for (const r of rows) {
+    const folder = name(r.file).split('/').slice(0, 2).join('/');
+    const f = folders.get(folder) ?? { files: 0, wall: 0, cpu: 0 };
+    f.files++;
+    f.wall += Number(r.wall);
+    f.cpu += cpuOf(r);
+    folders.set(folder, f);
+  }
+  const sum = { files: 0, wall: 0, cpu: 0 };
+  for (const [folder, f] of [...folders].sort((a, b) => b[1].wall - a[1].wall)) {
+    lines.push(`# folder-time ${folder}: ${f.files} files, ${f.wall.toFixed(0)} s wall, ${f.cpu.toFixed(0)} s CPU`);
+    sum.files += f.files;
+    sum.wall += f.wall;
+    sum.cpu += f.cpu;
+  }
+  lines.push(
+    `# file times, ${label}: ${sum.files} files, ${sum.wall.toFixed(0)} s wall in all, ${sum.cpu.toFixed(0)} s CPU`,
+  );
+  writeLines(lines.join('\n'));
+}
+
 /** Runs ava with `args` on the `node` binary given, its TAP output to stdout: its counts of passed, failed and skipped tests. */
-async function runAva(node, args, { extraEnv = {} } = {}) {
+async function runAva(node, args, { extraEnv = {}, label = 'main pass' } = {}) {
   const cli = join(root, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
+  const timingFile = join(dataDir, `file-times-${label.replace(/\W+/g, '-')}.jsonl`);
+  const postgresBefore = postgresCpu();
   const child = spawn(node, [cli, '--tap', ...args], {
     cwd: avaCwd,
-    env: { ...env, ...extraEnv },
+    env: { ...env, ...extraEnv, TEST_TIMING_FILE: timingFile },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const counts = { passed: 0, failed: 0, skipped: 0 };
@@ -129,6 +192,10 @@ async function runAva(node, args, { extraEnv = {} } = {}) {
   });
   const code = await new Promise((r) => child.on('close', (c) => r(c ?? 1)));
   writeLines(buffer);
+  printFileTimes(timingFile, label);
+  const postgresAfter = postgresCpu();
+  if (postgresBefore !== undefined && postgresAfter !== undefined)
+    writeLines(`# PostgreSQL, ${label}: ${(postgresAfter - postgresBefore).toFixed(0)} s CPU (its ended backends)`);
   return { ...counts, code };
 }
 
@@ -181,6 +248,7 @@ if (node24) {
   const run = bin
     ? await runAva(bin, ['test/api/**/*.test.js'], {
         extraEnv: { NODE_COMPILE_CACHE: join(root, '.cache', 'node-compile') },
+        label: 'Node 24 pass',
       })
     : { passed: 0, failed: 1, skipped: 0, code: 1 };
   const { NODE_24 } = await import(pathToFileURL(join(root, 'scripts/fetch-node.mjs')).href);

@@ -1,9 +1,15 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const LOGGER = fileURLToPath(new URL('../../src/observability/create-logger.ts', import.meta.url));
+// In the compiled tree of a whole run the logger's JavaScript runs without tsx's loader (docs/testing.md).
+const COMPILED = fileURLToPath(new URL('../../src/observability/create-logger.js', import.meta.url));
+const LOGGER = existsSync(COMPILED)
+  ? COMPILED
+  : fileURLToPath(new URL('../../src/observability/create-logger.ts', import.meta.url));
+const LOADER = existsSync(COMPILED) ? [] : ['--import', 'tsx'];
 
 /** Runs a node process that logs `n` lines with the service's logger and then ends as `ending` says; its stdout lines. */
 async function linesOf(n: number, ending: string): Promise<{ lines: string[]; code: number | null }> {
@@ -13,7 +19,7 @@ async function linesOf(n: number, ending: string): Promise<{ lines: string[]; co
     for (let i = 0; i < ${n}; i++) logger.info({ route: '/healthz', i }, 'request');
     ${ending}
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, [...LOADER, '--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let out = '';

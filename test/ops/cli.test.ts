@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { insertPlatform } from '../../src/persistence/api-key-repository.js';
 import { client } from '../helpers/http.js';
+import { npmScriptCommand } from '../helpers/npm-script-command.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
@@ -24,20 +25,16 @@ interface CliRun {
 
 /** Runs a CLI entry point as a child process, the way `npm run` would. */
 function runCli(
-  script: 'keys' | 'audit-verify',
+  script: 'keys' | 'audit:verify',
   args: string[],
   env: Record<string, string | undefined> = { DATABASE_URL: svc.stores.databaseUrl },
 ): Promise<CliRun> {
   const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...env };
+  const [command, ...scriptArgs] = npmScriptCommand(script);
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', `src/cli/${script}.ts`, ...args],
-      { env: childEnv, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-      },
-    );
+    execFile(command!, [...scriptArgs, ...args], { env: childEnv, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
   });
 }
 
@@ -157,7 +154,7 @@ test.serial('audit:verify passes after a burst of writes and reads and reports a
   );
   t.true(burst.every((r) => r.status === 200));
   await svc.service.audit.flush();
-  const ok = await runCli('audit-verify', []);
+  const ok = await runCli('audit:verify', []);
   t.is(ok.code, 0, ok.stdout + ok.stderr);
   const count = (await db.query('SELECT count(*)::int AS n FROM audit_events')).rows[0].n as number;
   t.true(count > 60);
@@ -182,21 +179,21 @@ test.serial('audit:verify passes after a burst of writes and reads and reports a
   };
   await edit('tampered.action');
   try {
-    const broken = await runCli('audit-verify', []);
+    const broken = await runCli('audit:verify', []);
     t.is(broken.code, 1);
     t.regex(broken.stdout, /audit chain BROKEN: 1 break/);
     t.true(broken.stdout.includes(`${target.id}: hash does not match the content`), broken.stdout);
   } finally {
     await edit(target.action);
   }
-  t.is((await runCli('audit-verify', [])).code, 0);
+  t.is((await runCli('audit:verify', [])).code, 0);
 });
 
 test.serial('audit:verify links what the sequencer has not reached yet, and then finds nothing pending', async (t) => {
   const db = svc.service.deps.db;
   const org = (await platform().post('/api/v2/organizations', { externalId: 'cli-audit-unlinked', name: 'Unlinked' }))
     .body;
-  const run = await runCli('audit-verify', []);
+  const run = await runCli('audit:verify', []);
   t.is(run.code, 0, run.stdout + run.stderr);
   t.regex(run.stdout, /, 0 not linked yet$/m);
   const linked = await db.query(
@@ -228,7 +225,7 @@ test('without DATABASE_URL the CLIs use the embedded PostgreSQL of DATA_DIR, and
     const created = await runCli('keys', ['create', '--type', 'platform_live'], { DATA_DIR: dataDir });
     t.is(created.code, 0, created.stderr);
     t.regex(keyOf(created.stdout) ?? '', /^service_live_/);
-    const verified = await runCli('audit-verify', [], { DATA_DIR: dataDir });
+    const verified = await runCli('audit:verify', [], { DATA_DIR: dataDir });
     t.is(verified.stdout.trim(), 'audit chain OK: 1 events, 1 linked, 0 not linked yet');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
