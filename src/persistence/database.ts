@@ -30,6 +30,17 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * Runs `fn` in one read-only REPEATABLE READ transaction, so every statement it makes reads the same snapshot: a page
+ * and the total counted beside it agree even while rows are being added.
+ */
+export function readOneSnapshot<T>(db: Database, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    return fn(tx);
+  });
+}
+
 /** The change tags of each open transaction, by its connection. */
 const openTransactionTags = new WeakMap<object, Set<string>>();
 

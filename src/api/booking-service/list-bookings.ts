@@ -2,7 +2,7 @@ import type { ListBookingsRequest, ListBookingsResponse } from '../../gen/schedu
 import { BookingStatus as BookingStatusMessage } from '../../gen/scheduling/v1/resources.js';
 import { ListBookingsQuery } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
-import type { Database } from '../../persistence/database.js';
+import { readOneSnapshot, type Database } from '../../persistence/database.js';
 import type { Config } from '../../config/load-config.js';
 import { countBookings, listBookingsBefore, type BookingRow } from '../../persistence/booking-repository.js';
 import { findProviderRow } from '../../persistence/provider-repository.js';
@@ -64,10 +64,15 @@ export async function listBookings(
     before = { createdAt: new Date(Number(ms)), id };
   }
   const filter = { organizationId: caller.organizationId, status, providerId };
-  const [rows, total] = await Promise.all([
-    listBookingsBefore(deps.db, filter, { before, limit: paging.size + 1, skip }),
-    request.includeTotal ? countBookings(deps.db, filter) : undefined,
-  ]);
-  const page = pageMessage(rows, paging.size, positionOf, (b) => bookingV2Message(b, deps.config.publicBaseUrl));
-  return total === undefined ? page : { ...page, total };
+  const page = { before, limit: paging.size + 1, skip };
+  // With the total: one snapshot for both, so `total` counts the page's rows (two connections could each see a
+  // different moment).
+  const { rows, total } = request.includeTotal
+    ? await readOneSnapshot(deps.db, async (tx) => ({
+        rows: await listBookingsBefore(tx, filter, page),
+        total: await countBookings(tx, filter),
+      }))
+    : { rows: await listBookingsBefore(deps.db, filter, page), total: undefined };
+  const answer = pageMessage(rows, paging.size, positionOf, (b) => bookingV2Message(b, deps.config.publicBaseUrl));
+  return total === undefined ? answer : { ...answer, total };
 }

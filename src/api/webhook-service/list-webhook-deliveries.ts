@@ -5,7 +5,7 @@ import type {
 import { DeliveryStatus } from '../../gen/scheduling/v1/resources.js';
 import { ListDeliveriesQuery } from '../../contract/schemas/webhook.js';
 import { DELIVERY_STATUSES } from '../../contract/webhook-vocabulary.js';
-import type { Database } from '../../persistence/database.js';
+import { readOneSnapshot, type Database } from '../../persistence/database.js';
 import { countDeliveries, listDeliveries, type DeliveryRow } from '../../persistence/webhook-repository.js';
 import type { Caller } from '../../application/caller.js';
 import { RequestProblems } from '../request-problems.js';
@@ -40,10 +40,11 @@ export async function listWebhookDeliveries(
   const paging = readPageRequest(problems, request);
   problems.throwIfAny();
   const filter = { organizationId: caller.organizationId, status, eventType };
-  const [total, rows] = await Promise.all([
-    countDeliveries(deps.db, filter),
-    listDeliveries(deps.db, filter, { afterId: paging.position(), limit: paging.size + 1 }),
-  ]);
+  // One snapshot for both, so `total` counts the page's rows (two connections could each see a different moment).
+  const { total, rows } = await readOneSnapshot(deps.db, async (tx) => ({
+    total: await countDeliveries(tx, filter),
+    rows: await listDeliveries(tx, filter, { afterId: paging.position(), limit: paging.size + 1 }),
+  }));
   const p = pageMessage(rows, paging.size, (d) => d.id, deliveryMessage);
   return { deliveryList: { deliveries: p.data, total, nextPageToken: p.nextPageToken } };
 }
