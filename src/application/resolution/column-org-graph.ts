@@ -13,7 +13,7 @@ import { LazyMap } from './lazy-map.js';
 import type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 
 // Heap of one built record beside its shared strings (the same estimates as org-graph.ts's), for approxBytes.
-const PROVIDER_BYTES = 600;
+const PROVIDER_BYTES = 420;
 const SERVICE_BYTES = 260;
 const SCHEDULE_BYTES = 250;
 
@@ -210,11 +210,12 @@ export function assembleColumnGraph(
     return entry.counts;
   };
   let providerById: Map<string, Provider> | undefined;
-  // What the graph keeps however it is used: the columns, the string table's text, the positions and the bitsets.
+  // What the graph keeps however it is used: the columns (the string tables' text is sliced from them), the positions
+  // and the bitsets.
   let sets = 6 + eligibilityIndex.subdivisionsOfCountry.size;
   for (const f of Object.values(eligibilityIndex.fields)) sets += 1 + f.byValue.size;
   const fixedBytes =
-    2 * view.byteLength + 4 * (view.stringCount + n * (3 + bySlug.size) + 2 * nc + ns) + sets * (words * 4 + 100);
+    view.byteLength + 4 * (view.stringCount + n * (3 + bySlug.size) + 2 * nc + ns) + sets * (words * 4 + 100);
   return {
     organizationId,
     graphVersion,

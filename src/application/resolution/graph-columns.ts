@@ -324,7 +324,7 @@ export type GraphRecordKind = 'providers' | 'services' | 'schedules' | 'licenses
  */
 export interface GraphColumnsView {
   counts: { providers: number; services: number; schedules: number; licenses: number };
-  /** Bytes of the columns (the buffer the view keeps). */
+  /** Bytes of the columns' sections (the buffer the view keeps, but its header). */
   byteLength: number;
   /** How many strings the string table holds (cells of kind STRING index it). */
   stringCount: number;
@@ -586,7 +586,7 @@ function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
   const counted: Record<GraphRecordKind, number> = n;
   return {
     counts: { ...n },
-    byteLength: buf.length,
+    byteLength: buf.length - start,
     stringCount: header.tables.strings,
     str,
     cells: (kind, field) => ({
