@@ -50,16 +50,31 @@ export function assembleColumnGraph(
 
   // Providers: built on first use, once each.
   const built = new Array<Provider | undefined>(n);
-  const providerAt = (i: number): Provider => (built[i] ??= view.provider(i));
+  // Ids already read, by position: a resolution looks up the services and schedules of the providers it read.
+  const known = new Map<string, number>();
+  let everyId = false;
+  const providerAt = (i: number): Provider => {
+    let p = built[i];
+    if (p === undefined) known.set((p = built[i] = view.provider(i)).id, i);
+    return p;
+  };
   const pid = view.cells('providers', 'id');
-  const idAt = stringCell('providers', 'id') as (i: number) => string;
+  const idCell = stringCell('providers', 'id') as (i: number) => string;
+  const idAt = (i: number): string => {
+    const id = idCell(i);
+    known.set(id, i);
+    return id;
+  };
   // The position of each provider id in the string table (services and schedules refer to the same strings).
   const positionOfString = new Int32Array(view.stringCount).fill(-1);
   for (let r = 0; r < n; r++) if (pid.kinds[r] === CELL.STRING) positionOfString[pid.values[r]!] = r;
-  let positionById: Map<string, number> | undefined;
+  /** A provider's position: from the ids read so far, else (once) from every id. */
   const positionOf = (id: string): number => {
-    positionById ??= new Map(Array.from({ length: n }, (_, i) => [idAt(i), i]));
-    return positionById.get(id) ?? -1;
+    const at = known.get(id);
+    if (at !== undefined || everyId) return at ?? -1;
+    for (let i = 0; i < n; i++) known.set(idCell(i), i);
+    everyId = true;
+    return known.get(id) ?? -1;
   };
   /** A record's provider position from its providerId cell, or -1 (not a provider of the graph). */
   const holderPositions = (kind: 'services' | 'schedules', count: number) => {
