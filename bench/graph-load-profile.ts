@@ -5,7 +5,12 @@ import { CreateProviderBody } from '../src/contract/schemas/provider.js';
 import { newProviderState } from '../src/application/provider-changes.js';
 import { toProviderView } from '../src/persistence/provider-repository.js';
 import { assembleOrgGraph, toDomainProvider } from '../src/application/resolution/org-graph.js';
-import { decodeGraphColumns, encodeGraphColumns } from '../src/application/resolution/graph-columns.js';
+import {
+  decodeGraphColumns,
+  encodeGraphColumns,
+  openGraphColumns,
+} from '../src/application/resolution/graph-columns.js';
+import { assembleColumnGraph } from '../src/application/resolution/column-org-graph.js';
 import { gunzipWhole } from '../src/application/resolution/graph-snapshots.js';
 import type { CalendarConnection, ProviderService } from '../src/domain/provider.js';
 import { screenRequest } from '../src/domain/resolution/compute-resolution.js';
@@ -18,7 +23,9 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
  * organization of provider-mix.ts' providers (one service and one weekly schedule each) encoded as a stored snapshot,
  * then, in a fresh child process, gunzipped, decoded and indexed as a first resolution does, and screened once:
  * CPU per step and the process's RSS and heap after each (peak RSS sampled). Run it with `--cpu-prof` in
- * GRAPH_PROFILE_NODE_ARGS to see where a step's CPU goes.
+ * GRAPH_PROFILE_NODE_ARGS to see where a step's CPU goes. The graph is read as the service reads it (columns opened,
+ * indexed from the cells, matched providers built); GRAPH_PROFILE_RECORDS=1 decodes every record and indexes them
+ * (assembleOrgGraph), as the service did before.
  */
 const size = Number(process.argv[2] ?? 100_000);
 const file = `/tmp/graph-load-profile-${size}.gz`;
@@ -103,18 +110,24 @@ if (process.env.GRAPH_PROFILE_CHILD !== '1') {
   let columns: Buffer | undefined = await gunzipWhole(stored);
   stored = undefined;
   step('gunzip');
-  const parts = decodeGraphColumns(columns, key);
+  const origin = { source: 'snapshot' as const, snapshotStored: Promise.resolve(true) };
+  const records = process.env.GRAPH_PROFILE_RECORDS === '1';
+  const view = records ? undefined : openGraphColumns(columns, key);
+  const parts = records ? decodeGraphColumns(columns, key) : undefined;
   columns = undefined;
-  step('decode');
-  const graph = assembleOrgGraph(key.organizationId, key.graphVersion, parts, Date.now());
+  step(records ? 'decode' : 'open');
+  const graph = records
+    ? assembleOrgGraph(key.organizationId, key.graphVersion, parts!, Date.now(), origin)
+    : assembleColumnGraph(key.organizationId, key.graphVersion, view!, Date.now(), origin);
   step('assemble');
   const rnd = createSeededRandom(7);
   const offering = graph.offeringOf('intake-session');
   step('offering');
   const window = { from: '2026-11-30', to: '2026-12-13' };
   let matched = 0;
-  for (let i = 0; i < 10; i++)
-    matched += screenRequest({
+  const servicesOfSlug = graph.servicesBySlug.get('intake-session')!;
+  for (let i = 0; i < 10; i++) {
+    const screen = screenRequest({
       index: graph.eligibilityIndex,
       offering,
       constraints: Object.fromEntries(
@@ -122,13 +135,22 @@ if (process.env.GRAPH_PROFILE_CHILD !== '1') {
       ),
       now: new Date('2026-11-27T12:00:00Z'),
       window,
-    }).screen.matched.length;
-  step('screen x10');
+    }).screen;
+    matched += screen.matched.length;
+    // What a resolution reads of each matched provider: its id, object, service and schedule.
+    for (const p of screen.matched) {
+      const id = graph.providerIdAt(p);
+      if (graph.providerAt(p).id !== id || !servicesOfSlug.get(id) || !graph.schedulesByProvider.get(id))
+        throw new Error(`provider ${p} not found`);
+    }
+    if (i === 0) step('screen 1');
+  }
+  step('screen x9');
   (globalThis as { gc?: () => void }).gc?.();
   step('gc');
   clearInterval(timer);
   console.log(
-    `  ${graph.providers.length} providers, ~${(matched / 10).toFixed(0)} matched per screen; RSS before ${mb(rss0)}, ` +
+    `  ${graph.providerCount} providers, ~${(matched / 10).toFixed(0)} matched per screen; RSS before ${mb(rss0)}, ` +
       `peak ${mb(peak)}; approxBytes ${mb(graph.approxBytes)}`,
   );
 }

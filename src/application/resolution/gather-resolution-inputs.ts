@@ -25,7 +25,7 @@ export interface ResolutionInputs {
   policy: RankingPolicy;
   allowUnverifiable: boolean;
   offering: ReturnType<OrgGraph['offeringOf']>;
-  servicesOfSlug: Map<string, ProviderService>;
+  servicesOfSlug: ReadonlyMap<string, ProviderService>;
   screened: ScreenedRequest;
   busy: Map<string, Interval[]>;
   workload: Map<string, number>;
@@ -77,7 +77,8 @@ export async function gatherResolutionInputs(
     req.policyId === undefined
       ? (context.activePolicy ?? DEFAULT_POLICY)
       : await resolvePolicy(deps.db, caller.organizationId, req.policyId);
-  const servicesOfSlug = graph.servicesBySlug.get(slug) ?? new Map<string, ProviderService>();
+  const servicesOfSlug: ReadonlyMap<string, ProviderService> =
+    graph.servicesBySlug.get(slug) ?? new Map<string, ProviderService>();
   const offering = graph.offeringOf(slug);
   const screened = screenRequest({
     index: graph.eligibilityIndex,
@@ -86,7 +87,7 @@ export async function gatherResolutionInputs(
     now,
     window,
   });
-  const matchedIds = screened.screen.matched.map((i) => graph.providers[i]!.id);
+  const matchedIds = screened.screen.matched.map((i) => graph.providerIdAt(i));
   phase('screen');
   // Busy time is read over the window widened by two days on each side: local dates differ by zone.
   const from = Date.parse(`${window.from}T00:00:00Z`) - 2 * DAY_MS;

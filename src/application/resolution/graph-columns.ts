@@ -114,6 +114,8 @@ const JSON_SHARED = 6;
 const JSON_OWN = 7;
 /** A provider's license records: the rows of the license table from the cell's number while their holder is it. */
 const LICENSE_ROWS = 8;
+/** The kinds of a column's cells, for readers of the columns themselves (column-org-graph.ts). */
+export const CELL = { UNDEFINED, NULL, FALSE, TRUE, STRING, NUMBER, JSON_SHARED, JSON_OWN, LICENSE_ROWS } as const;
 
 interface SectionInfo {
   name: string;
@@ -309,15 +311,57 @@ export class GraphColumnsError extends Error {}
  * shared value.
  */
 export function decodeGraphColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
-  try {
-    return decodeColumns(buf, expected);
-  } catch (e) {
-    if (e instanceof GraphColumnsError) throw e;
-    throw new GraphColumnsError(`columns unreadable: ${(e as Error).message}`);
-  }
+  return openGraphColumns(buf, expected).parts();
 }
 
-function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
+/** The record kinds of the columns. */
+export type GraphRecordKind = 'providers' | 'services' | 'schedules' | 'licenses';
+
+/**
+ * Columns opened in place (checked as `decodeGraphColumns` checks them), read record by record or cell by cell:
+ * nothing is built per record until asked for. Equal strings and JSON texts (but license records and feeds) come back
+ * as one shared value, and a record is built anew on each call (callers keep what they build).
+ */
+export interface GraphColumnsView {
+  counts: { providers: number; services: number; schedules: number; licenses: number };
+  /** Bytes of the columns' sections (the buffer the view keeps, but its header). */
+  byteLength: number;
+  /** How many strings the string table holds (cells of kind STRING index it). */
+  stringCount: number;
+  /** The string of the string table at `i`. */
+  str(i: number): string;
+  /** A column's cells: one kind byte (CELL) and one number per record. */
+  cells(kind: GraphRecordKind, field: string): { kinds: Uint8Array; values: ArrayLike<number> };
+  /** The value of one cell, as the decoded record holds it. */
+  value(kind: GraphRecordKind, field: string, r: number): unknown;
+  provider(r: number): Provider;
+  service(r: number): ProviderService;
+  schedule(r: number): CalendarConnection;
+  /** The license record of row `k` of the license table. */
+  licenseRecord(k: number): LicenseRecord;
+  /** Estimated heap of the shared values parsed so far. */
+  sharedBytes(): number;
+  /** Every record decoded (what decodeGraphColumns gives). */
+  parts(): GraphParts;
+}
+
+/** Opens columns made by `encodeGraphColumns`; throws GraphColumnsError as `decodeGraphColumns` does. */
+export function openGraphColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
+  const guard =
+    <A extends unknown[], R>(f: (...a: A) => R) =>
+    (...a: A): R => {
+      try {
+        return f(...a);
+      } catch (e) {
+        if (e instanceof GraphColumnsError) throw e;
+        throw new GraphColumnsError(`columns unreadable: ${(e as Error).message}`);
+      }
+    };
+  const view = guard(openColumns)(buf, expected);
+  return { ...view, parts: guard(view.parts) };
+}
+
+function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
   if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) throw new GraphColumnsError('not graph columns');
   const headerLength = buf.readUInt32LE(4);
   if (8 + headerLength > buf.length) throw new GraphColumnsError('header cut');
@@ -480,66 +524,93 @@ function decodeColumns(buf: Buffer, expected: GraphColumnsKey): GraphParts {
     return list;
   };
   const p = columnsOf('providers', PROVIDER_FIELDS, n.providers);
-  const providers = new Array<Provider>(n.providers);
-  for (let r = 0; r < n.providers; r++)
-    providers[r] = {
-      id: p.id(r),
-      organizationId: p.organizationId(r),
-      externalId: p.externalId(r),
-      displayName: p.displayName(r),
-      email: p.email(r),
-      status: p.status(r),
-      searchable: p.searchable(r),
-      professionCode: p.professionCode(r),
-      specialtyCodes: p.specialtyCodes(r),
-      languageCodes: p.languageCodes(r),
-      modalityCodes: p.modalityCodes(r),
-      serviceRegionCodes: p.serviceRegionCodes(r),
-      insurancePlanCodes: p.insurancePlanCodes(r),
-      ageGroupCodes: p.ageGroupCodes(r),
-      licenseRecords: p.licenseRecords(r),
-      acceptsNewClients: p.acceptsNewClients(r),
-      timezone: p.timezone(r),
-      bio: p.bio(r),
-      username: p.username(r),
-      location: p.location(r),
-      panelCapacity: p.panelCapacity(r),
-      panelCurrentCount: p.panelCurrentCount(r),
-      profileVersion: p.profileVersion(r),
-      createdAt: p.createdAt(r),
-      updatedAt: p.updatedAt(r),
-    };
+  const provider = (r: number): Provider => ({
+    id: p.id(r),
+    organizationId: p.organizationId(r),
+    externalId: p.externalId(r),
+    displayName: p.displayName(r),
+    email: p.email(r),
+    status: p.status(r),
+    searchable: p.searchable(r),
+    professionCode: p.professionCode(r),
+    specialtyCodes: p.specialtyCodes(r),
+    languageCodes: p.languageCodes(r),
+    modalityCodes: p.modalityCodes(r),
+    serviceRegionCodes: p.serviceRegionCodes(r),
+    insurancePlanCodes: p.insurancePlanCodes(r),
+    ageGroupCodes: p.ageGroupCodes(r),
+    licenseRecords: p.licenseRecords(r),
+    acceptsNewClients: p.acceptsNewClients(r),
+    timezone: p.timezone(r),
+    bio: p.bio(r),
+    username: p.username(r),
+    location: p.location(r),
+    panelCapacity: p.panelCapacity(r),
+    panelCurrentCount: p.panelCurrentCount(r),
+    profileVersion: p.profileVersion(r),
+    createdAt: p.createdAt(r),
+    updatedAt: p.updatedAt(r),
+  });
   const v = columnsOf('services', SERVICE_FIELDS, n.services);
-  const services = new Array<ProviderService>(n.services);
-  for (let r = 0; r < n.services; r++)
-    services[r] = {
-      id: v.id(r),
-      organizationId: v.organizationId(r),
-      providerId: v.providerId(r),
-      slug: v.slug(r),
-      title: v.title(r),
-      duration: v.duration(r),
-      price: v.price(r),
-      currency: v.currency(r),
-      modality: v.modality(r),
-      slotIntervalMinutes: v.slotIntervalMinutes(r),
-      minimumNoticeMinutes: v.minimumNoticeMinutes(r),
-      bufferBeforeMinutes: v.bufferBeforeMinutes(r),
-      bufferAfterMinutes: v.bufferAfterMinutes(r),
-    };
+  const service = (r: number): ProviderService => ({
+    id: v.id(r),
+    organizationId: v.organizationId(r),
+    providerId: v.providerId(r),
+    slug: v.slug(r),
+    title: v.title(r),
+    duration: v.duration(r),
+    price: v.price(r),
+    currency: v.currency(r),
+    modality: v.modality(r),
+    slotIntervalMinutes: v.slotIntervalMinutes(r),
+    minimumNoticeMinutes: v.minimumNoticeMinutes(r),
+    bufferBeforeMinutes: v.bufferBeforeMinutes(r),
+    bufferAfterMinutes: v.bufferAfterMinutes(r),
+  });
   const c = columnsOf('schedules', SCHEDULE_FIELDS, n.schedules);
-  const schedules = new Array<CalendarConnection>(n.schedules);
-  for (let r = 0; r < n.schedules; r++)
-    schedules[r] = {
-      id: c.id(r),
-      organizationId: c.organizationId(r),
-      providerId: c.providerId(r),
-      title: c.title(r),
-      timezone: c.timezone(r),
-      days: c.days(r),
-      overrides: c.overrides(r),
-      externalCalendar: c.externalCalendar(r),
-      status: c.status(r),
-    };
-  return { providers, services, schedules, sharedBytes, providerIdsShared: true };
+  const schedule = (r: number): CalendarConnection => ({
+    id: c.id(r),
+    organizationId: c.organizationId(r),
+    providerId: c.providerId(r),
+    title: c.title(r),
+    timezone: c.timezone(r),
+    days: c.days(r),
+    overrides: c.overrides(r),
+    externalCalendar: c.externalCalendar(r),
+    status: c.status(r),
+  });
+  const readers = { providers: p, services: v, schedules: c, licenses: l } as Record<
+    GraphRecordKind,
+    Record<string, (r: number) => unknown>
+  >;
+  const counted: Record<GraphRecordKind, number> = n;
+  return {
+    counts: { ...n },
+    byteLength: buf.length - start,
+    stringCount: header.tables.strings,
+    str,
+    cells: (kind, field) => ({
+      kinds: new Uint8Array(...section(`${kind}.${field}.kind`, 1, counted[kind]), counted[kind]),
+      values: cellsOf(`${kind}.${field}`, counted[kind]),
+    }),
+    value: (kind, field, r) => {
+      const read = readers[kind][field];
+      if (read === undefined) throw new GraphColumnsError(`no column ${kind}.${field}`);
+      return read(r);
+    },
+    provider,
+    service,
+    schedule,
+    licenseRecord: (k) => builderOf(l.keys(k))(k),
+    sharedBytes: () => sharedBytes,
+    parts: () => {
+      const providers = new Array<Provider>(n.providers);
+      for (let r = 0; r < n.providers; r++) providers[r] = provider(r);
+      const services = new Array<ProviderService>(n.services);
+      for (let r = 0; r < n.services; r++) services[r] = service(r);
+      const schedules = new Array<CalendarConnection>(n.schedules);
+      for (let r = 0; r < n.schedules; r++) schedules[r] = schedule(r);
+      return { providers, services, schedules, sharedBytes, providerIdsShared: true };
+    },
+  };
 }

@@ -4,10 +4,11 @@ import type { Database } from '../../persistence/database.js';
 import { runOutsideCallScope } from '../../persistence/call-scope.js';
 import { readGraphSnapshot, writeGraphSnapshot } from '../../persistence/graph-snapshot-repository.js';
 import {
-  decodeGraphColumns,
   encodeGraphColumns,
+  openGraphColumns,
   GRAPH_COLUMNS_FORMAT,
   type GraphColumnsKey,
+  type GraphColumnsView,
   type GraphParts,
 } from './graph-columns.js';
 
@@ -34,9 +35,9 @@ export async function gunzipWhole(body: Buffer): Promise<Buffer> {
   return gunz(body, { chunkSize });
 }
 
-/** What reading a stored snapshot gave: its records, or why there were none to use. */
+/** What reading a stored snapshot gave: its columns (opened and checked), or why there were none to use. */
 export type GraphSnapshotRead =
-  | { found: true; parts: GraphParts }
+  | { found: true; columns: GraphColumnsView }
   | { found: false; reason: 'missing' | 'other_format' | 'unreadable'; detail?: string };
 
 /**
@@ -46,7 +47,7 @@ export type GraphSnapshotRead =
  */
 export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) {
   return {
-    /** Reads and decodes the snapshot of `key`'s version; anything missing, of another format or damaged is not found. */
+    /** Reads and opens the snapshot of `key`'s version; anything missing, of another format or damaged is not found. */
     async read(key: GraphColumnsKey): Promise<GraphSnapshotRead> {
       // Outside the call that asked: the load is shared by every caller waiting for the graph, and may outlast the first.
       const stored = await runOutsideCallScope(() =>
@@ -57,7 +58,7 @@ export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) 
       try {
         const body = stored.parts.length === 1 ? stored.parts[0]! : Buffer.concat(stored.parts);
         stored.parts.length = 0;
-        return { found: true, parts: decodeGraphColumns(await gunzipWhole(body), key) };
+        return { found: true, columns: openGraphColumns(await gunzipWhole(body), key) };
       } catch (e) {
         return { found: false, reason: 'unreadable', detail: (e as Error).message };
       }

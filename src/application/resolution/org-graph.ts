@@ -25,37 +25,10 @@ import {
 import { countProvidersServing, type ServingCount } from '../../domain/providers-serving.js';
 import type { GraphParts } from './graph-columns.js';
 import type { GraphSnapshots } from './graph-snapshots.js';
+import type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
+import { assembleColumnGraph } from './column-org-graph.js';
 
-/** An organization's provider graph at one version, indexed for resolution. */
-export interface OrgGraph {
-  organizationId: string;
-  graphVersion: number;
-  /** Every provider of the organization, sorted by id (candidates order). */
-  providers: Provider[];
-  providerById: Map<string, Provider>;
-  serviceById: Map<string, ProviderService>;
-  /** slug -> providerId -> that provider's service of the slug. */
-  servicesBySlug: Map<string, Map<string, ProviderService>>;
-  /** providerId -> its schedules (newest first). */
-  schedulesByProvider: Map<string, CalendarConnection[]>;
-  /** The schedules in use (each provider's newest) that have an external calendar feed. */
-  feedSchedules: CalendarConnection[];
-  /** Bitsets over `providers` for screening eligibility. */
-  eligibilityIndex: EligibilityIndex;
-  /** The providers offering a session type (by slug), built on first use. */
-  offeringOf(slug: string): ProviderSet;
-  /**
-   * Providers serving each value of a network-adequacy dimension on `today` (YYYY-MM-DD), counted on first use per
-   * dimension and day (the graph never changes under its version; the latest day of each dimension is kept).
-   */
-  servingOf(dimension: string, today: string): ReadonlyMap<string, ServingCount>;
-  /** Estimated heap the graph holds (bytes): what the graph cache is bounded by. */
-  approxBytes: number;
-  loadedAt: number;
-  /** Read from the version's stored snapshot, or from the rows. */
-  source: GraphOrigin['source'];
-  snapshotStored: GraphOrigin['snapshotStored'];
-}
+export type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 
 /** Maps the API view of a provider to the domain type (nulls become absent). */
 export function toDomainProvider(v: ProviderView): Provider {
@@ -290,13 +263,6 @@ export async function readGraphParts(db: Queryable, organizationId: string): Pro
   return { providers, services, schedules, sharedBytes: n.bytes() };
 }
 
-/** Where a graph's records came from, and whether its version's snapshot is stored. */
-export interface GraphOrigin {
-  source: 'rows' | 'snapshot';
-  /** Resolves true once the snapshot of this version is stored in PostgreSQL (at once when read from it). */
-  snapshotStored: Promise<boolean>;
-}
-
 /** Indexes an organization's graph records at one version for resolution. */
 export function assembleOrgGraph(
   organizationId: string,
@@ -372,6 +338,10 @@ export function assembleOrgGraph(
     organizationId,
     graphVersion,
     providers,
+    providerCount: providers.length,
+    providerAt: (i) => providers[i]!,
+    providerIdAt: (i) => providers[i]!.id,
+    positionOf: (id) => positionById.get(id) ?? -1,
     // Built on first use (nothing on a resolution's path reads it): one map of every provider is enough.
     get providerById() {
       return (providerById ??= new Map(providers.map((x) => [x.id, x])));
@@ -459,12 +429,17 @@ export function createOrgGraphCache(deps: {
         reason: 'unreadable' as const,
         detail: (e as Error).message,
       }));
-      if (read.found)
-        return assembleOrgGraph(organizationId, version, read.parts, now, {
-          source: 'snapshot',
-          snapshotStored: Promise.resolve(true),
-        });
-      if (read.reason !== 'missing') problem(organizationId, version, `${read.reason} ${read.detail ?? ''}`.trim());
+      if (read.found) {
+        try {
+          return assembleColumnGraph(organizationId, version, read.columns, now, {
+            source: 'snapshot',
+            snapshotStored: Promise.resolve(true),
+          });
+        } catch (e) {
+          problem(organizationId, version, `unreadable ${(e as Error).message}`);
+        }
+      } else if (read.reason !== 'missing')
+        problem(organizationId, version, `${read.reason} ${read.detail ?? ''}`.trim());
     }
     const parts = await readGraphParts(deps.db, organizationId);
     const stored =

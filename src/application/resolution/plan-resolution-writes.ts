@@ -80,7 +80,7 @@ export function planResolutionWrites(
     platformId: caller.platformId,
     graphVersion: graph.graphVersion,
     seenAt: now,
-    providers: graph.providers,
+    providerIdAt: graph.providerIdAt,
     groups: outcome.reviewGroups,
   };
   const at = {

@@ -129,17 +129,25 @@ export function createResolutionRecords(deps: {
       let p = written.get(key);
       if (!p) {
         p = (async () => {
-          const offering: Record<string, string[]> = {};
-          for (const [slug, byProvider] of graph.servicesBySlug) offering[slug] = [...byProvider.keys()];
+          const snapshotOf = (): GraphSnapshot => {
+            const offering: Record<string, string[]> = {};
+            for (const [slug, byProvider] of graph.servicesBySlug) offering[slug] = [...byProvider.keys()];
+            return { providers: graph.providers, offering };
+          };
+          let snapshot: GraphSnapshot | undefined;
           if (!(await graph.snapshotStored)) {
-            const body = await gzipSnapshot({ providers: graph.providers, offering });
+            snapshot = snapshotOf();
+            const body = await gzipSnapshot(snapshot);
             await withRedis(() => deps.redis.set(key, body.toString('base64'), { EX: SNAPSHOT_TTL_S }));
           }
+          // Built when candidates first ask: a graph read from columns builds every provider then, not on a resolution.
           snapshots.set(
             key,
             Promise.resolve({
-              snapshot: { providers: graph.providers, offering },
-              approxBytes: 16 * graph.providers.length,
+              get snapshot() {
+                return (snapshot ??= snapshotOf());
+              },
+              approxBytes: 16 * graph.providerCount,
             }),
           );
         })();
@@ -164,7 +172,7 @@ export function createResolutionRecords(deps: {
         if (raw === null) {
           const stored = await deps.graphSnapshots?.read({ organizationId: orgId, graphVersion: version });
           if (!stored?.found) throw new Error('snapshot missing');
-          return snapshotOfParts(stored.parts);
+          return snapshotOfParts(stored.columns.parts());
         }
         const text = (await gunz(Buffer.from(String(raw), 'base64'))).toString('utf8');
         // Parsed JSON holds about twice its text in heap (objects, unshared strings).

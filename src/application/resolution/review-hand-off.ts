@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Provider } from '../../domain/provider.js';
 import type { ReviewGroup } from '../../domain/eligibility/review-reason.js';
 import { positions } from '../../domain/eligibility/provider-set.js';
 import type { ReviewQueue } from '../../persistence/review-queue.js';
@@ -17,7 +16,8 @@ export interface UnknownProviders {
   platformId: string;
   graphVersion: number;
   seenAt: Date;
-  providers: readonly Provider[];
+  /** The id of the provider at a position. */
+  providerIdAt(i: number): string;
   groups: readonly ReviewGroup[];
 }
 
@@ -59,7 +59,7 @@ export function createReviewHandOff(deps: { queue: ReviewQueue; remembered?: num
       return;
     const groups = u.groups.map((g) => ({
       reasons: g.reasons,
-      providerIds: positions(g.providers).map((i) => u.providers[i]!.id),
+      providerIds: positions(g.providers).map((i) => u.providerIdAt(i)),
     }));
     await withRedis(() =>
       deps.queue.offer(

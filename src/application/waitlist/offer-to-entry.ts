@@ -77,7 +77,7 @@ export function narrowToFreedTime(
   freed: FreedTime,
   lapsed: readonly { providerId: string; slotStart: string }[],
 ): ResolutionInputs | undefined {
-  const position = inputs.graph.providers.findIndex((p) => p.id === freed.providerId);
+  const position = inputs.graph.positionOf(freed.providerId);
   if (position < 0 || !inputs.screened.screen.matched.includes(position)) return undefined;
   const from = freed.from.getTime();
   const to = freed.to.getTime();

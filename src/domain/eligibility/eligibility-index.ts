@@ -9,12 +9,12 @@ import { reviewReasonOf, type ReviewGroup, type ReviewReason } from './review-re
 export type { ProviderSet } from './provider-set.js';
 
 /** The per-value index of one list attribute: who has each value, and who has none. */
-interface AttributeIndex {
+export interface AttributeIndex {
   byValue: Map<string, ProviderSet>;
   empty: ProviderSet;
 }
 
-type ListField =
+export type ListField =
   | 'professionCodes'
   | 'specialtyCodes'
   | 'ageGroupCodes'
@@ -28,7 +28,12 @@ type ListField =
  * screens every provider with a few hundred word operations per constraint instead of a verdict object per provider.
  */
 export interface EligibilityIndex {
+  /** Every provider (a graph read from columns builds them all on first use: the resolution path reads providerAt). */
   providers: readonly Provider[];
+  /** How many providers the index covers. */
+  providerCount: number;
+  /** The provider at a position (built on first use when the graph is read from columns). */
+  providerAt(i: number): Provider;
   words: number;
   all: ProviderSet;
   inactive: ProviderSet;
@@ -43,14 +48,20 @@ export interface EligibilityIndex {
   subdivisionsOfCountry: Map<string, ProviderSet>;
 }
 
-function attributeIndex(words: number): AttributeIndex {
+/** An empty attribute index over `words` words. */
+export function attributeIndex(words: number): AttributeIndex {
   return { byValue: new Map(), empty: newSet(words) };
 }
 
-function addValue(index: AttributeIndex, words: number, value: string, i: number): void {
+/** The set of a value of an attribute (made empty on first use). */
+export function valueSet(index: AttributeIndex, words: number, value: string): ProviderSet {
   let set = index.byValue.get(value);
   if (!set) index.byValue.set(value, (set = newSet(words)));
-  add(set, i);
+  return set;
+}
+
+function addValue(index: AttributeIndex, words: number, value: string, i: number): void {
+  add(valueSet(index, words, value), i);
 }
 
 /** Builds the index of a provider list (positions follow the list's order). */
@@ -103,7 +114,16 @@ export function buildEligibilityIndex(providers: readonly Provider[]): Eligibili
       add(set, i);
     }
   }
-  return { providers, words, ...x, licenses: buildLicenseIndex(providers), fields, subdivisionsOfCountry };
+  return {
+    providers,
+    providerCount: providers.length,
+    providerAt: (i) => providers[i]!,
+    words,
+    ...x,
+    licenses: buildLicenseIndex(providers),
+    fields,
+    subdivisionsOfCountry,
+  };
 }
 
 /** The bitset of the providers at the given positions (e.g. those offering the requested service). */

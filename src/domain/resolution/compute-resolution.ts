@@ -197,10 +197,10 @@ const NO_BUSY: readonly Interval[] = [];
  */
 export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   const { compiled, screen } = input.screened ?? screenRequest(input);
-  const providers = input.index.providers;
+  const providerAt = input.index.providerAt;
   // Full verdicts (matched constraints, warnings, exclusions) only for those the answer describes: the providers of
   // the options. Manual review takes its reasons from the screening's sets, without a verdict per provider.
-  const verdictOf = (i: number) => evaluateProvider(providers[i]!, compiled, true);
+  const verdictOf = (i: number) => evaluateProvider(providerAt(i), compiled, true);
   const availability = new Map<string, ProviderAvailability>();
   const noAvailability: string[] = [];
   const licenseExpired: { providerId: string; expiresAt: string }[] = [];
@@ -217,7 +217,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   let maxWorkload = -Infinity;
 
   for (const i of screen.matched) {
-    const provider = providers[i]!;
+    const provider = providerAt(i);
     const service = input.servicesOfSlug.get(provider.id)!;
     const schedule = input.schedulesByProvider.get(provider.id)?.[0];
     if (!schedule) {
@@ -350,7 +350,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
       const eligibility = verdicts.get(idx)!;
       return {
         ...o,
-        provider: providers[idx]!,
+        provider: providerAt(idx),
         service: entry.service,
         availabilityStatus: availability.get(o.providerId)?.status ?? 'verified_available',
         eligibility,
@@ -366,7 +366,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
   // A provider left with no slot by its license's end failed the license step after all.
   const eligibleProviders = screen.matched.length - licenseExpired.length;
   const summary = {
-    providersScanned: providers.length,
+    providersScanned: input.index.providerCount,
     eligibleProviders,
     providersWithVerifiedAvailability: withVerified,
     optionsReturned: options.length,
@@ -376,7 +376,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     options.length === 0
       ? buildZeroResultReasons({
           exclusionSummary,
-          totalProviders: providers.length,
+          totalProviders: input.index.providerCount,
           eligibleProviders,
           providersWithVerifiedAvailability: withVerified,
           dateRange: input.window,
@@ -391,7 +391,7 @@ export function computeResolution(input: ResolutionInput): ResolutionOutcome {
     options,
     summary,
     exclusionSummary,
-    unknownProviderIds: screen.unknown.map((i) => providers[i]!.id),
+    unknownProviderIds: screen.unknown.map((i) => providerAt(i).id),
     licenseRegionRejected: screen.licenseRegionRejected,
     zeroResultReasons,
   };
