@@ -1,8 +1,7 @@
 import type { CalendarConnection, LicenseRecord, Provider, ProviderService } from '../../domain/provider.js';
 import {
-  attributeIndex,
+  emptyEligibilitySets,
   valueSet,
-  type AttributeIndex,
   type EligibilityIndex,
   type ListField,
 } from '../../domain/eligibility/eligibility-index.js';
@@ -266,24 +265,7 @@ function columnEligibilityIndex(
   words: number,
   providerAt: (i: number) => Provider,
 ): EligibilityIndex {
-  const fields = {
-    professionCodes: attributeIndex(words),
-    specialtyCodes: attributeIndex(words),
-    ageGroupCodes: attributeIndex(words),
-    modalityCodes: attributeIndex(words),
-    serviceRegionCodes: attributeIndex(words),
-    insurancePlanCodes: attributeIndex(words),
-    languageCodes: attributeIndex(words),
-  } satisfies Record<ListField, AttributeIndex>;
-  const x = {
-    all: newSet(words),
-    inactive: newSet(words),
-    notSearchable: newSet(words),
-    panelFull: newSet(words),
-    acceptsYes: newSet(words),
-    acceptsNo: newSet(words),
-  };
-  const subdivisionsOfCountry = new Map<string, ProviderSet>();
+  const { fields, x, subdivisionsOfCountry } = emptyEligibilitySets(words);
   const value = (field: string, r: number) => view.value('providers', field, r);
   const status = view.cells('providers', 'status');
   const searchable = view.cells('providers', 'searchable');

@@ -64,27 +64,34 @@ function addValue(index: AttributeIndex, words: number, value: string, i: number
   add(valueSet(index, words, value), i);
 }
 
+/** The empty sets of an index of `words` x 32 providers, filled by the builders (from objects, or from columns). */
+export function emptyEligibilitySets(words: number) {
+  return {
+    fields: {
+      professionCodes: attributeIndex(words),
+      specialtyCodes: attributeIndex(words),
+      ageGroupCodes: attributeIndex(words),
+      modalityCodes: attributeIndex(words),
+      serviceRegionCodes: attributeIndex(words),
+      insurancePlanCodes: attributeIndex(words),
+      languageCodes: attributeIndex(words),
+    } satisfies Record<ListField, AttributeIndex>,
+    x: {
+      all: newSet(words),
+      inactive: newSet(words),
+      notSearchable: newSet(words),
+      panelFull: newSet(words),
+      acceptsYes: newSet(words),
+      acceptsNo: newSet(words),
+    },
+    subdivisionsOfCountry: new Map<string, ProviderSet>(),
+  };
+}
+
 /** Builds the index of a provider list (positions follow the list's order). */
 export function buildEligibilityIndex(providers: readonly Provider[]): EligibilityIndex {
   const words = Math.ceil(providers.length / 32) || 1;
-  const fields = {
-    professionCodes: attributeIndex(words),
-    specialtyCodes: attributeIndex(words),
-    ageGroupCodes: attributeIndex(words),
-    modalityCodes: attributeIndex(words),
-    serviceRegionCodes: attributeIndex(words),
-    insurancePlanCodes: attributeIndex(words),
-    languageCodes: attributeIndex(words),
-  } satisfies Record<ListField, AttributeIndex>;
-  const x = {
-    all: newSet(words),
-    inactive: newSet(words),
-    notSearchable: newSet(words),
-    panelFull: newSet(words),
-    acceptsYes: newSet(words),
-    acceptsNo: newSet(words),
-  };
-  const subdivisionsOfCountry = new Map<string, ProviderSet>();
+  const { fields, x, subdivisionsOfCountry } = emptyEligibilitySets(words);
   // One pass without a list per provider: a graph of 100,000 providers is indexed on its first resolution.
   const listOf = (index: AttributeIndex, values: readonly string[], i: number) => {
     if (values.length === 0) add(index.empty, i);
