@@ -22,7 +22,11 @@ import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 const DAY_MS = 86_400_000;
 
 /** Reads a resolution record for tenancy only (a hold stays readable after its resolution expired). */
-async function recordOfCaller(deps: Pick<ResolutionDeps, 'records'>, caller: Caller, id: string): Promise<ResolutionRecord> {
+async function recordOfCaller(
+  deps: Pick<ResolutionDeps, 'records'>,
+  caller: Caller,
+  id: string,
+): Promise<ResolutionRecord> {
   const record = await deps.records.load(id);
   if (!record) throw new ServiceError('RESOLUTION_NOT_FOUND');
   if (record.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN');
@@ -134,7 +138,11 @@ const HOLD_CHANGE_ATTEMPTS = 3;
 
 /** Reads the latest hold of an option. */
 export async function getHold(
-  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'records'>, caller: Caller, resolutionId: string, optionId: string) {
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'records'>,
+  caller: Caller,
+  resolutionId: string,
+  optionId: string,
+) {
   const record = await recordOfCaller(deps, caller, resolutionId);
   if (!record.options.some((o) => o.optionId === optionId)) throw new ServiceError('OPTION_NOT_FOUND');
   const hold = await latestHold(deps.db, resolutionId, optionId);
@@ -144,7 +152,11 @@ export async function getHold(
 
 /** Releases the option's hold; releasing again answers the same body; an expired hold is 410 HOLD_EXPIRED. */
 export async function releaseHold(
-  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'actors' | 'records'>, caller: Caller, resolutionId: string, optionId: string) {
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'actors' | 'records'>,
+  caller: Caller,
+  resolutionId: string,
+  optionId: string,
+) {
   const record = await recordOfCaller(deps, caller, resolutionId);
   if (!record.options.some((o) => o.optionId === optionId)) throw new ServiceError('OPTION_NOT_FOUND');
   const now = deps.clock();

@@ -11,8 +11,8 @@ import type { ResolutionDeps } from './resolution-deps.js';
 import type { ResolutionRequest } from './resolution-request.js';
 
 /**
- * What a resolution uses: most of the runtime (the ledger, the clock, the configured TTL, the phase metrics, the provider
- * graphs and calendar feeds it reads, the records, actors and review hand-off it writes), so a named pick.
+ * What a resolution uses: most of the runtime (the ledger, the clock, the configured TTL, the phase metrics, the
+ * provider graphs and calendar feeds it reads, the records, actors and review hand-off it writes), so a named pick.
  */
 export type CreateResolutionDeps = Pick<
   ResolutionDeps,

@@ -36,7 +36,9 @@ export interface CandidateView {
  * outcomes come from the resolution record. Order: matched providers in rank order, then the rest by id.
  */
 export async function buildCandidates(
-  deps: Pick<ResolutionDeps, 'records' | 'orgGraphs'>, record: ResolutionRecord): Promise<CandidateView[]> {
+  deps: Pick<ResolutionDeps, 'records' | 'orgGraphs'>,
+  record: ResolutionRecord,
+): Promise<CandidateView[]> {
   const c = record.candidates;
   let snapshot = await deps.records.loadSnapshot(record.organizationId, c.graphVersion);
   if (!snapshot) {
