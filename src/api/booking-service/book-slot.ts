@@ -8,8 +8,11 @@ import { given, RequestProblems } from '../request-problems.js';
 import { bookingV1CreatedMessage, type BookingV1CreatedView } from '../messages/booking-message.js';
 import { idempotentWrite } from './idempotent-write.js';
 
-/** What BookSlot uses: the direct booking path (booking, claim, e-mail, actor) and the idempotency store. */
-export type BookSlotDeps = ResolutionDeps;
+/**
+ * What BookSlot uses: the direct booking path's (the ledger: booking, claim, e-mail; the booking's actor; the clock;
+ * the e-mail settings) and the idempotency store.
+ */
+export type BookSlotDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock' | 'config' | 'idempotency'>;
 
 /**
  * BookSlot (POST /api/v1/bookings): books a slot id from ListSlots as a `pending` booking

@@ -8,8 +8,8 @@ import { pathId, RequestProblems } from '../request-problems.js';
 import { bookingV1CancelledMessage } from '../messages/booking-message.js';
 import { idempotentWrite } from './idempotent-write.js';
 
-/** What CancelBooking uses: the booking machine, the e-mail queue and the idempotency store. */
-export type CancelBookingDeps = ResolutionDeps;
+/** What CancelBooking uses: the booking's ledger and actor, the clock, e-mail settings and the idempotency store. */
+export type CancelBookingDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock' | 'config' | 'idempotency'>;
 
 /**
  * CancelBooking (POST /api/v1/bookings/:id/cancel): cancels a pending or confirmed booking (v1-cancel-booking.ts);

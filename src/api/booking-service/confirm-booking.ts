@@ -7,8 +7,8 @@ import { confirmationPage, confirmBookingV1 as confirmByLink } from '../../appli
 import { given, RequestProblems } from '../request-problems.js';
 import { BOOKING_STATUS_MESSAGE } from '../messages/booking-message.js';
 
-/** What ConfirmBooking uses: the booking machine, the event outbox and the audit log. */
-export type ConfirmBookingDeps = ResolutionDeps;
+/** What ConfirmBooking uses: the booking's ledger (its event outbox and audit log), its actor and the clock. */
+export type ConfirmBookingDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>;
 
 /**
  * ConfirmBooking (GET /api/v1/bookings/:id/confirm?token=…, the e-mailed link; no API key, the token is the

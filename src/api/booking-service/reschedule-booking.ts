@@ -8,8 +8,11 @@ import { given, pathId, RequestProblems } from '../request-problems.js';
 import { bookingV1RescheduledMessage, type BookingV1CreatedView } from '../messages/booking-message.js';
 import { idempotentWrite } from './idempotent-write.js';
 
-/** What RescheduleBooking uses: the booking machine, the direct booking path's writes and the idempotency store. */
-export type RescheduleBookingDeps = ResolutionDeps;
+/**
+ * What RescheduleBooking uses: the direct booking path's (the ledger, the bookings' actors, the clock, the e-mail
+ * settings) and the idempotency store.
+ */
+export type RescheduleBookingDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock' | 'config' | 'idempotency'>;
 
 /**
  * RescheduleBooking (POST /api/v1/bookings/:id/reschedule): moves a pending or confirmed booking to the local `date`

@@ -10,8 +10,8 @@ import { stepWaitlistEntry } from '../../application/waitlist/step-waitlist-entr
 import { pathId } from '../request-problems.js';
 import { waitlistEntryMessage } from '../messages/care-messages.js';
 
-/** What CancelWaitlistEntry uses: the waitlist entry's step and the release of its offer's hold take the runtime's. */
-export type CancelWaitlistEntryDeps = ResolutionDeps;
+/** What CancelWaitlistEntry uses: the ledger, the entry's (and its offer hold's) actors and the clock. */
+export type CancelWaitlistEntryDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>;
 
 /**
  * CancelWaitlistEntry: the machine decides — a waiting or offered entry is cancelled (an offer's hold is released at

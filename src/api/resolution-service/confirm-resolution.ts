@@ -14,8 +14,11 @@ import { RequestProblems, given, pathId } from '../request-problems.js';
 import { bookingV2MessageOfAnswer } from '../messages/resolution-message.js';
 import { typedAnswerOf } from './resolution-body.js';
 
-/** What ConfirmResolution uses: the resolution's records and actors, holds, bookings and the idempotency store. */
-export type ConfirmResolutionDeps = ResolutionDeps;
+/**
+ * What ConfirmResolution uses: the resolution's records and actors, the ledger (holds, bookings), the clock and the
+ * idempotency store.
+ */
+export type ConfirmResolutionDeps = Pick<ResolutionDeps, 'records' | 'actors' | 'db' | 'clock' | 'idempotency'>;
 
 const RULES = ConfirmBody.shape;
 

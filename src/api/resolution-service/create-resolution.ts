@@ -5,7 +5,10 @@ import type { Caller } from '../../application/caller.js';
 import type { TypedAnswer, TypedCall } from '../../application/operation.js';
 import { optionalIdempotencyKey, requireIdempotencyKey } from '../../application/idempotency.js';
 import { withIdempotency } from '../../application/with-idempotency.js';
-import { createResolution as runResolution } from '../../application/resolution/create-resolution.js';
+import {
+  createResolution as runResolution,
+  type CreateResolutionDeps as RunResolutionDeps,
+} from '../../application/resolution/create-resolution.js';
 import { resolutionRequestOfV2 } from '../../application/resolution/resolution-request-of-v2.js';
 import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
 import { RequestProblems, given } from '../request-problems.js';
@@ -13,8 +16,8 @@ import { constraintsGiven, preferencesGiven } from '../care-service/resolution-i
 import { resolutionMessage } from '../messages/resolution-message.js';
 import { dateRangeGiven, typedAnswerOf } from './resolution-body.js';
 
-/** What CreateResolution uses: the whole resolution pipeline and the idempotency store. */
-export type CreateResolutionDeps = ResolutionDeps;
+/** What CreateResolution uses: the resolution pipeline's (most of the runtime) and the idempotency store. */
+export type CreateResolutionDeps = RunResolutionDeps & Pick<ResolutionDeps, 'idempotency'>;
 
 const RULES = CreateResolutionBody.shape;
 

@@ -5,8 +5,8 @@ import type { ResolutionDeps } from '../../application/resolution/resolution-dep
 import { holdMessage } from '../messages/resolution-message.js';
 import { holdPath } from './hold-path.js';
 
-/** What GetHold uses: the resolution records and the hold ledger. */
-export type GetHoldDeps = ResolutionDeps;
+/** What GetHold uses: the resolution records, the hold ledger and the clock. */
+export type GetHoldDeps = Pick<ResolutionDeps, 'records' | 'db' | 'clock'>;
 
 /** GetHold (GET /api/v2/resolutions/:id/options/:optionId/hold): the option's latest hold, as it stands now. */
 export async function getHold(deps: GetHoldDeps, caller: Caller, request: GetHoldRequest): Promise<GetHoldResponse> {

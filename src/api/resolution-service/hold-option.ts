@@ -11,8 +11,11 @@ import { holdMessage } from '../messages/resolution-message.js';
 import { typedAnswerOf } from './resolution-body.js';
 import { holdPath } from './hold-path.js';
 
-/** What HoldOption uses: the resolution's records and actors, the hold ledger, timers and the idempotency store. */
-export type HoldOptionDeps = ResolutionDeps;
+/**
+ * What HoldOption uses: the resolution's records and actors, the hold ledger, the clock and the idempotency store (the
+ * expiry timers are armed through the actor store).
+ */
+export type HoldOptionDeps = Pick<ResolutionDeps, 'records' | 'actors' | 'db' | 'clock' | 'idempotency'>;
 
 /**
  * HoldOption (POST /api/v2/resolutions/:id/options/:optionId/hold): holds an option's slot for `ttl_seconds` (default

@@ -12,8 +12,11 @@ import { RequestProblems, given, pathId } from '../request-problems.js';
 import { readPageRequest } from '../page-request.js';
 import { candidatesPageMessage } from '../messages/resolution-message.js';
 
-/** What ListCandidates uses: the resolution records, actors and graph snapshots. */
-export type ListCandidatesDeps = ResolutionDeps;
+/**
+ * What ListCandidates uses: the resolution records (and graph snapshots), its actor, the clock, the ledger (a lost
+ * actor's resync) and the provider graphs (a snapshot not yet written).
+ */
+export type ListCandidatesDeps = Pick<ResolutionDeps, 'records' | 'actors' | 'clock' | 'db' | 'orgGraphs'>;
 
 /** A status filter by REST value; UNSPECIFIED: no filter. */
 const STATUS_OF: Partial<Record<ListCandidatesRequest_Status, string>> = {

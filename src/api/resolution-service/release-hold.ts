@@ -5,8 +5,8 @@ import type { ResolutionDeps } from '../../application/resolution/resolution-dep
 import { holdMessage } from '../messages/resolution-message.js';
 import { holdPath } from './hold-path.js';
 
-/** What ReleaseHold uses: the resolution records, the hold ledger and the hold actors. */
-export type ReleaseHoldDeps = ResolutionDeps;
+/** What ReleaseHold uses: the resolution records, the hold ledger, the hold and resolution actors and the clock. */
+export type ReleaseHoldDeps = Pick<ResolutionDeps, 'records' | 'db' | 'actors' | 'clock'>;
 
 /**
  * ReleaseHold (DELETE /api/v2/resolutions/:id/options/:optionId/hold): releases the option's hold; releasing again

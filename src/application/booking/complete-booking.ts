@@ -1,7 +1,6 @@
 import { findBooking } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
-import type { ResolutionDeps } from '../resolution/resolution-deps.js';
-import { stepBooking } from './step-booking.js';
+import { stepBooking, type StepBookingDeps } from './step-booking.js';
 import { bookingEventData, outboxEvent } from '../event-data.js';
 import { endClaimLocked } from '../../persistence/slot-claims.js';
 import { SYSTEM_CAUSE } from '../step-cause.js';
@@ -12,7 +11,7 @@ import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
  * (decided by the booking machine, so a late, early or repeated timer changes nothing), its claim ends,
  * booking.completed is stored and a system audit event recorded, in the step's transaction (`stepBooking`).
  */
-export async function completeBooking(deps: ResolutionDeps, bookingId: string): Promise<void> {
+export async function completeBooking(deps: StepBookingDeps, bookingId: string): Promise<void> {
   const now = deps.clock();
   // Lock order (slot-claims.ts): the booking row, the event, then the claim ended under the provider's claim lock
   // with the audit entry.

@@ -70,7 +70,7 @@ function checkHold(
  * one a client saw would otherwise depend on when the timer ran). Any other error is thrown as it is.
  */
 async function refuseLapsedHoldFirst(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'clock'>,
   caller: Caller,
   resolutionId: string,
   holdId: string | undefined,
@@ -102,7 +102,7 @@ const CONFIRM_ATTEMPTS = 3;
  * booking for that key's replays; it is built from the row as planned, and that same body is returned.
  */
 export async function confirmResolution(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'actors' | 'records'>,
   caller: Caller,
   resolutionId: string,
   input: ConfirmInput,

@@ -6,7 +6,7 @@ import { SYSTEM_CAUSE } from '../step-cause.js';
 
 /** Mirrors "the hold ended" into the resolution actor and re-arms its expiry at the (possibly later) deadline. */
 export async function endHoldOnResolution(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'actors' | 'clock'>,
   resolutionId: string,
   holdId: string,
   causedBy: StepCause = SYSTEM_CAUSE,

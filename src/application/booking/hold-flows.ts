@@ -16,13 +16,17 @@ import { optionHeldData } from '../event-data.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { toHoldView } from './hold-state.js';
 import { endHoldOnResolution } from './end-hold-on-resolution.js';
-import { stepHold, type HoldStepResult } from './step-hold.js';
+import { stepHold, type HoldStepResult, type StepHoldDeps } from './step-hold.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 
 const DAY_MS = 86_400_000;
 
 /** Reads a resolution record for tenancy only (a hold stays readable after its resolution expired). */
-async function recordOfCaller(deps: ResolutionDeps, caller: Caller, id: string): Promise<ResolutionRecord> {
+async function recordOfCaller(
+  deps: Pick<ResolutionDeps, 'records'>,
+  caller: Caller,
+  id: string,
+): Promise<ResolutionRecord> {
   const record = await deps.records.load(id);
   if (!record) throw new ServiceError('RESOLUTION_NOT_FOUND');
   if (record.organizationId !== caller.organizationId) throw new ServiceError('FORBIDDEN');
@@ -43,7 +47,7 @@ function holdRefusal(o: HoldClaimOutcome): ServiceError {
  * `idempotency`, the answer is committed with the claim for that key's replays.
  */
 export async function holdOption(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'actors' | 'records'>,
   caller: Caller,
   resolutionId: string,
   optionId: string,
@@ -133,7 +137,12 @@ export async function holdOption(
 const HOLD_CHANGE_ATTEMPTS = 3;
 
 /** Reads the latest hold of an option. */
-export async function getHold(deps: ResolutionDeps, caller: Caller, resolutionId: string, optionId: string) {
+export async function getHold(
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'records'>,
+  caller: Caller,
+  resolutionId: string,
+  optionId: string,
+) {
   const record = await recordOfCaller(deps, caller, resolutionId);
   if (!record.options.some((o) => o.optionId === optionId)) throw new ServiceError('OPTION_NOT_FOUND');
   const hold = await latestHold(deps.db, resolutionId, optionId);
@@ -142,7 +151,12 @@ export async function getHold(deps: ResolutionDeps, caller: Caller, resolutionId
 }
 
 /** Releases the option's hold; releasing again answers the same body; an expired hold is 410 HOLD_EXPIRED. */
-export async function releaseHold(deps: ResolutionDeps, caller: Caller, resolutionId: string, optionId: string) {
+export async function releaseHold(
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'actors' | 'records'>,
+  caller: Caller,
+  resolutionId: string,
+  optionId: string,
+) {
   const record = await recordOfCaller(deps, caller, resolutionId);
   if (!record.options.some((o) => o.optionId === optionId)) throw new ServiceError('OPTION_NOT_FOUND');
   const now = deps.clock();
@@ -183,7 +197,7 @@ export async function releaseHold(deps: ResolutionDeps, caller: Caller, resoluti
 }
 
 /** The durable expiry timer of a hold: EXPIRE through stepHold (a late, early or repeated timer is harmless). */
-export async function expireHold(deps: ResolutionDeps, holdId: string): Promise<void> {
+export async function expireHold(deps: StepHoldDeps, holdId: string): Promise<void> {
   const at = deps.clock().toISOString();
   for (let attempt = 1; attempt <= HOLD_CHANGE_ATTEMPTS; attempt++) {
     const hold = await holdById(deps.db, holdId);

@@ -4,7 +4,7 @@ import type { BookingRow } from '../../persistence/booking-repository.js';
 import type { Queryable } from '../../persistence/database.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingStep, recordBookingStep, storedStatus } from './booking-state.js';
-import { writeBookingActor } from './write-booking-actor.js';
+import { writeBookingActor, type WriteBookingActorDeps } from './write-booking-actor.js';
 
 /** How one booking step reads its row and what it commits with the row's change. */
 export interface BookingStepPlan<T> {
@@ -28,6 +28,9 @@ export interface BookingStepResult<T> {
   committed?: T;
 }
 
+/** What stepBooking uses: the database, and what the booking actor's write uses. */
+export type StepBookingDeps = Pick<ResolutionDeps, 'db'> & WriteBookingActorDeps;
+
 /**
  * The one writer of a booking's lifecycle (CONFIRM, CANCEL, RESCHEDULE, COMPLETE). In one PostgreSQL transaction it
  * reads the row under its lock, runs the event through the booking machine once (pure), and, when the machine changed
@@ -38,7 +41,7 @@ export interface BookingStepResult<T> {
  * found no row.
  */
 export async function stepBooking<T = void>(
-  deps: ResolutionDeps,
+  deps: StepBookingDeps,
   event: BookingEvent,
   plan: BookingStepPlan<T>,
 ): Promise<BookingStepResult<T> | undefined> {

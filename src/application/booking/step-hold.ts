@@ -15,6 +15,9 @@ export interface HoldStepResult {
   hold: HoldRow;
 }
 
+/** What stepHold uses: the database, the actor store and the clock (the resolution actor's expiry). */
+export type StepHoldDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>;
+
 /**
  * One step of a hold's lifecycle (RELEASE, EXPIRE; a confirm's CONFIRM is recorded by its own statement). The ledger
  * row is the hold's system of record: the hold machine decides from it (pure), the ledger records an end under the
@@ -24,7 +27,7 @@ export interface HoldStepResult {
  * row changed between the read and the write: the caller reads it again and steps again.
  */
 export async function stepHold(
-  deps: ResolutionDeps,
+  deps: StepHoldDeps,
   hold: HoldRow,
   event: Extract<HoldEvent, { type: 'RELEASE' | 'EXPIRE' }>,
   opts: {

@@ -18,7 +18,7 @@ import { insertIdempotencyAnswer, type IdempotencyRecord } from '../../persisten
  * With `idempotency`, the answer is committed in that transaction too, for that key's replays.
  */
 export async function cancelBookingV1(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'config' | 'actors'>,
   caller: Caller,
   id: string,
   body: { reason?: string | undefined },

@@ -8,8 +8,7 @@ import { stepCause } from '../step-cause.js';
 import { escapeHtml } from '../email/escape-html.js';
 import { formatBookingTime } from '../email/format-booking-time.js';
 import { htmlLayout } from '../email/html-layout.js';
-import type { ResolutionDeps } from '../resolution/resolution-deps.js';
-import { stepBooking } from './step-booking.js';
+import { stepBooking, type StepBookingDeps } from './step-booking.js';
 import { bookingTitle } from './booking-views.js';
 import { bookingEventData, outboxEvent } from '../event-data.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
@@ -44,7 +43,7 @@ export function confirmationPage(b: BookingRow): string {
  * BOOKING_NOT_FOUND; a cancelled or rescheduled booking is 409.
  */
 export async function confirmBookingV1(
-  deps: ResolutionDeps,
+  deps: StepBookingDeps,
   caller: Caller,
   link: { id: string; token: string },
 ): Promise<BookingRow> {

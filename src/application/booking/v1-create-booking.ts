@@ -33,7 +33,7 @@ export type BookingV1Input = z.output<typeof CreateBookingV1Body>;
  * `idempotency`, the answer is committed in that transaction too, for that key's replays.
  */
 export async function createBookingV1(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'config' | 'actors'>,
   caller: Caller,
   body: BookingV1Input,
   idempotency?: IdempotencyRecord,

@@ -35,7 +35,7 @@ export type RescheduleV1Input = z.output<typeof RescheduleBookingV1Body>;
  * `idempotency`, the answer is committed in that transaction too, for that key's replays.
  */
 export async function rescheduleBookingV1(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'config' | 'actors'>,
   caller: Caller,
   id: string,
   body: RescheduleV1Input,

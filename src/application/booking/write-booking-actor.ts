@@ -24,6 +24,9 @@ function stateText(s: { value: unknown; context: object }): string {
   ]);
 }
 
+/** What writeBookingActor uses: the actor store and the clock. */
+export type WriteBookingActorDeps = Pick<ResolutionDeps, 'actors' | 'clock'>;
+
 /**
  * Writes a booking's ledger row (the system of record, as a step of `stepBooking` or the insert of a new booking just
  * committed it) to its Redis actor: the state that the step's own transition decided (default: the row's state; the
@@ -35,7 +38,7 @@ function stateText(s: { value: unknown; context: object }): string {
  * of an earlier step cannot undo a later one. Never fails the request: the ledger has committed.
  */
 export async function writeBookingActor(
-  deps: ResolutionDeps,
+  deps: WriteBookingActorDeps,
   row: BookingRow,
   opts: { causedBy: StepCause; step?: { event: BookingEvent; before: BookingRow; after: BookingSnapshot } },
 ): Promise<void> {
@@ -74,7 +77,7 @@ export async function writeBookingActor(
 
 /** Creates a booking's actor from its row's input (the machine's first state); undefined when another writer did. */
 async function createActor(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'actors'>,
   row: BookingRow,
   opts: { causedBy: StepCause },
   expireAt: Date,

@@ -14,7 +14,7 @@ import type { ResolutionWritePlan } from './plan-resolution-writes.js';
  * hands off its review only.
  */
 export async function commitResolution(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'records' | 'actors' | 'reviewHandOff'>,
   id: string,
   graph: OrgGraph,
   plan: ResolutionWritePlan,

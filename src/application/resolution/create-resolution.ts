@@ -11,11 +11,20 @@ import type { ResolutionDeps } from './resolution-deps.js';
 import type { ResolutionRequest } from './resolution-request.js';
 
 /**
+ * What a resolution uses: most of the runtime (the ledger, the clock, the configured TTL, the phase metrics, the
+ * provider graphs and calendar feeds it reads, the records, actors and review hand-off it writes), so a named pick.
+ */
+export type CreateResolutionDeps = Pick<
+  ResolutionDeps,
+  'db' | 'clock' | 'config' | 'metrics' | 'orgGraphs' | 'feeds' | 'records' | 'actors' | 'reviewHandOff'
+>;
+
+/**
  * Runs a resolution end to end (CONTRACT part 4) and stores it; returns its REST answer. Four steps: gather the
  * inputs (reads only), decide (pure), plan the writes (pure), commit them.
  */
 export async function createResolution(
-  deps: ResolutionDeps,
+  deps: CreateResolutionDeps,
   caller: Caller,
   req: ResolutionRequest,
 ): Promise<Record<string, any>> {

@@ -10,7 +10,10 @@ import type { ResolutionDeps } from './resolution-deps.js';
  * creation, so the only one that writes `resolutions.status` (HOLD_STARTED, HOLD_ENDED and CONFIRMED stay in
  * `resolved`; the confirm records `booking_id` itself).
  */
-export async function expireResolution(deps: ResolutionDeps, id: string): Promise<void> {
+export async function expireResolution(
+  deps: Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>,
+  id: string,
+): Promise<void> {
   await lifecycleStep(
     deps,
     resolutionActorKind,

@@ -39,7 +39,7 @@ const DAY_MS = 86_400_000;
 
 /** Finds the session type a request names: a service of this organization (or, for v1, a slug). */
 async function findSessionType(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db'>,
   caller: Caller,
   req: ResolutionRequest,
   graph: OrgGraph,
@@ -61,7 +61,7 @@ async function findSessionType(
  * is read.
  */
 export async function gatherResolutionInputs(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'clock' | 'metrics' | 'orgGraphs' | 'feeds'>,
   caller: Caller,
   req: ResolutionRequest,
   window: DateWindow,

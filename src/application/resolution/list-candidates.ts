@@ -35,7 +35,10 @@ export interface CandidateView {
  * re-evaluated on the graph snapshot the resolution used, at the instant it was made; availability
  * outcomes come from the resolution record. Order: matched providers in rank order, then the rest by id.
  */
-export async function buildCandidates(deps: ResolutionDeps, record: ResolutionRecord): Promise<CandidateView[]> {
+export async function buildCandidates(
+  deps: Pick<ResolutionDeps, 'records' | 'orgGraphs'>,
+  record: ResolutionRecord,
+): Promise<CandidateView[]> {
   const c = record.candidates;
   let snapshot = await deps.records.loadSnapshot(record.organizationId, c.graphVersion);
   if (!snapshot) {

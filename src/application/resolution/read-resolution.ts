@@ -5,12 +5,15 @@ import type { ResolutionDeps } from './resolution-deps.js';
 import { resyncResolutionActor } from './resync-resolution-actor.js';
 import type { ResolutionRecord } from './resolution-record.js';
 
+/** What accessResolution uses: the resolution records, the actor store, the clock, and the ledger (a resync). */
+export type AccessResolutionDeps = Pick<ResolutionDeps, 'records' | 'actors' | 'clock' | 'db'>;
+
 /**
  * Loads a resolution the caller may access: 404 when unknown, 403 when another organization's, 410 when
  * expired — judged from the deadline itself, so a late expiry timer never makes a dead resolution usable.
  */
 export async function accessResolution(
-  deps: ResolutionDeps,
+  deps: AccessResolutionDeps,
   caller: Caller,
   id: string,
 ): Promise<{ record: ResolutionRecord; activeHoldId: string | null; bookingId: string | null; expiresAt: string }> {

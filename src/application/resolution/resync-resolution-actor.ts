@@ -40,7 +40,7 @@ function ledgerEvents(ledger: ResolutionLedger): ResolutionEvent[] {
  * expiry timer is armed at the replayed deadline. Answers whether the actor exists now (false: no such row).
  */
 export async function resyncResolutionActor(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>,
   organizationId: string,
   id: string,
 ): Promise<boolean> {

@@ -9,7 +9,7 @@ import { stepWaitlistEntry } from './step-waitlist-entry.js';
  * when it finds the offer's hold consumed.
  */
 export async function bookOffer(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>,
   entryId: string,
   b: { resolutionId: string; bookingId: string; at: string },
 ): Promise<void> {

@@ -1,7 +1,6 @@
 import { holdById } from '../../persistence/hold-repository.js';
-import { stepHold } from '../booking/step-hold.js';
+import { stepHold, type StepHoldDeps } from '../booking/step-hold.js';
 import type { Caller } from '../caller.js';
-import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { stepCause } from '../step-cause.js';
 
 /** How often the release is decided again when the hold changed in between. */
@@ -12,7 +11,7 @@ const ATTEMPTS = 3;
  * nothing): its claim ends under the provider's claim lock with its option.released event, which queues the freed
  * slot for the next entry.
  */
-export async function releaseOfferHold(deps: ResolutionDeps, holdId: string, caller: Caller): Promise<void> {
+export async function releaseOfferHold(deps: StepHoldDeps, holdId: string, caller: Caller): Promise<void> {
   const at = deps.clock().toISOString();
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const hold = await holdById(deps.db, holdId);

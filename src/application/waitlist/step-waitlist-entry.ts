@@ -33,7 +33,7 @@ export interface WaitlistEntryStepResult {
  * Undefined when the entry does not exist. `caller` is the API caller, or the system acting for the entry.
  */
 export async function stepWaitlistEntry(
-  deps: ResolutionDeps,
+  deps: Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>,
   entryId: string,
   event: WaitlistEntryEvent,
   opts: {
