@@ -1,6 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { createOrgGraphCache } from '../../src/application/resolution/org-graph.js';
+import { runInCallScope } from '../../src/persistence/call-scope.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
 
@@ -61,4 +62,19 @@ test('one graph larger than the budget is still served, and a new graph version 
   t.true(g2.graphVersion > g1.graphVersion);
   t.is(g2.providers.length, 4);
   t.is(twin, g2, 'concurrent readers of a new version share one load');
+});
+
+test('a load started by a call that runs out of time goes on, and the next caller gets it', async (t) => {
+  const o = await organizationWith(3);
+  const db = svc.service.deps.db;
+  const cache = createOrgGraphCache({ db, clock: () => new Date(), maxProviders: 100 });
+  const version = Number(
+    (await db.query('SELECT graph_version FROM organizations WHERE id = $1', [o.id])).rows[0].graph_version,
+  );
+  // A call already past its deadline (the gateway answered 503 while its graph loads): its own statements are refused.
+  const late = { deadline: Date.now() - 1, signal: new AbortController().signal };
+  const first = runInCallScope(late, () => cache(o.id, version));
+  const g = await first;
+  t.is(g.providers.length, 3, 'the load is not cut off by the deadline of the call that started it');
+  t.is(await cache(o.id, version), g, 'a retry finds the graph loaded, not a new load from the rows');
 });

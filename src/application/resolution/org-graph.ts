@@ -461,7 +461,10 @@ export function createOrgGraphCache(deps: {
       const latest = cache.get(organizationId);
       cached = latest !== cached ? latest : undefined;
     }
-    const loading = load(organizationId, version);
+    // Outside the call that starts it: the load is shared by every caller of the version and outlives a caller that
+    // stops waiting (its deadline, 503); under that call's deadline a load longer than it would fail and restart at
+    // every retry, never finishing. Its statements stay bounded by statement_timeout.
+    const loading = runOutsideCallScope(() => load(organizationId, version));
     cache.set(organizationId, loading);
     return loading;
   };
