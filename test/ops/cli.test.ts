@@ -105,7 +105,14 @@ test.serial('keys revoke revokes a key and records it', async (t) => {
   const revoked = await runCli('keys', ['revoke', id]);
   t.is(revoked.code, 0, revoked.stderr);
   t.regex(revoked.stdout, /revoked key/);
-  const after = await client(svc.url, key).get('/api/v2/organizations');
+  // The service trusts a key lookup for 500 ms (docs/operations.md, credential cache), and the CLI revokes in the
+  // database behind its back: refused once that lookup lapses, never later than a few seconds even on a loaded machine.
+  const revokedAt = Date.now();
+  let after = await client(svc.url, key).get('/api/v2/organizations');
+  while (after.status === 200 && Date.now() - revokedAt < 5000) {
+    await new Promise((r) => setTimeout(r, 100));
+    after = await client(svc.url, key).get('/api/v2/organizations');
+  }
   t.is(after.status, 401);
   t.is(after.body.error.code, 'UNAUTHENTICATED');
   const again = await runCli('keys', ['revoke', id]);
