@@ -1,6 +1,6 @@
 import type { CreateResolutionRequest, CreateResolutionResponse } from '../../gen/scheduling/v1/resolution_service.js';
 import type { ResolutionConstraints } from '../../gen/scheduling/v1/resources.js';
-import { CreateResolutionBody } from '../../contract/schemas/resolution.js';
+import { CreateResolutionBody, V1_CONSTRAINT_NAMES } from '../../contract/schemas/resolution.js';
 import type { Caller } from '../../application/caller.js';
 import type { TypedAnswer, TypedCall } from '../../application/operation.js';
 import { optionalIdempotencyKey, requireIdempotencyKey } from '../../application/idempotency.js';
@@ -23,11 +23,7 @@ const RULES = CreateResolutionBody.shape;
 
 /** The v1 name of each constraint list that has one (v1 constraints are plain lists; the others kept their name). */
 const V1_LIST_NAMES = {
-  languageCodes: 'languages',
-  modalityCodes: 'modality',
-  insurancePlanCodes: 'insurance',
-  specialtyCodes: 'specialty',
-  professionCodes: 'profession',
+  ...V1_CONSTRAINT_NAMES,
   ageGroupCodes: 'ageGroupCodes',
   serviceRegionCodes: 'serviceRegionCodes',
   licenseRegionCodes: 'licenseRegionCodes',

@@ -3,16 +3,7 @@ import { ServiceError, validationError, type ErrorDetail } from '../../errors/se
 import { issuesToDetails } from '../parse-input.js';
 import type { RestForm } from '../rest-form.js';
 import type { RestInput } from '../typed-message.js';
-import { CreateResolutionV1Body } from '../schemas/resolution.js';
-
-/** The v1 constraint lists that have a v2 name, by v2 name: the v2 name wins when both are given. */
-const V1_NAME = {
-  languageCodes: 'languages',
-  modalityCodes: 'modality',
-  insurancePlanCodes: 'insurance',
-  specialtyCodes: 'specialty',
-  professionCodes: 'profession',
-} as const;
+import { CreateResolutionV1Body, V1_CONSTRAINT_NAMES } from '../schemas/resolution.js';
 
 /** The v1 constraint lists without a v1 name of their own. */
 const SAME_NAME = ['ageGroupCodes', 'serviceRegionCodes'] as const;
@@ -31,7 +22,7 @@ function constraintsOf(lists: Record<string, unknown> | undefined): Record<strin
   if (lists === undefined) return undefined;
   const out: Record<string, unknown> = {};
   const problems: ErrorDetail[] = [];
-  for (const [v2, v1] of Object.entries(V1_NAME)) {
+  for (const [v2, v1] of Object.entries(V1_CONSTRAINT_NAMES)) {
     const [given, other] = nonEmpty(lists[v2]) ? [lists[v2], lists[v1]] : [lists[v1], undefined];
     if (nonEmpty(given)) out[v2] = { anyOf: given };
     if (!nonEmpty(other)) continue;
@@ -47,7 +38,7 @@ function constraintsOf(lists: Record<string, unknown> | undefined): Record<strin
 /** The name a v1 body gave the constraint list carried under a v2 name (`languageCodes`: it, or `languages`). */
 function restNameOf(input: RestInput, v2: string): string {
   const constraints = (input.body as { constraints?: Record<string, unknown> } | undefined)?.constraints;
-  const v1 = V1_NAME[v2 as keyof typeof V1_NAME];
+  const v1 = V1_CONSTRAINT_NAMES[v2 as keyof typeof V1_CONSTRAINT_NAMES];
   if (!v1) return v2;
   const value = constraints?.[v2];
   return typeof value === 'string' || nonEmpty(value) ? v2 : v1;

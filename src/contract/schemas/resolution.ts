@@ -106,6 +106,15 @@ const V1ConstraintLists = z
   .optional()
   .meta({ description: 'Hard constraints: a provider is eligible only when it meets every one given.' });
 
+/** The v1 name of each v2 constraint list that has one of its own (the other lists kept their name in v1). */
+export const V1_CONSTRAINT_NAMES = {
+  languageCodes: 'languages',
+  modalityCodes: 'modality',
+  insurancePlanCodes: 'insurance',
+  specialtyCodes: 'specialty',
+  professionCodes: 'profession',
+} as const;
+
 /** Body of POST /api/v1/resolutions: `service` (id or slug) and plain-value constraints under v1 or v2 names. */
 export const CreateResolutionV1Body = z.object({
   service: text(200, 1),
