@@ -32,7 +32,6 @@ export interface OneofCase {
  */
 export interface ProtoOneof {
   message: string;
-  doc: string;
   cases: OneofCase[];
   /** How REST spells a case's value when it differs from the message's field order (see `jsonbKeyOrder`). */
   rest?: (value: unknown) => unknown;

@@ -16,7 +16,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The answer of ListProviderImports: the job asked for by `importId`, or a page of jobs. */
 const importOrPage = protoOneof(z.union([ProviderImport, importsPage]), {
   message: 'ProviderImportOrPage',
-  doc: 'the job named by `import_id` (`provider_import`), or without it a page of jobs, newest first (`page`).',
   cases: [
     { name: 'provider_import', schema: ProviderImport, test: (v) => isObject(v) && !('data' in v) },
     { name: 'page', schema: importsPage, test: (v) => isObject(v) && Array.isArray(v.data) },

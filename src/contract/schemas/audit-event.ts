@@ -11,7 +11,6 @@ export const AuditActor = z.union([
 /** Who made a change, as the typed API carries it: an API key, or the service itself. */
 const AuditActorCases = protoOneof(z.union([AuditActor]), {
   message: 'AuditActor',
-  doc: 'Who made a change: an API key, or a background worker or operator tool of the service.',
   cases: [
     {
       name: 'api_key',

@@ -172,7 +172,6 @@ export function eventEnvelopeOf(type: string, data: z.ZodType) {
 /** An event's data as the typed API carries it: one case per event type, the one its `type` names. */
 const EventData = protoOneof(z.union([z.unknown()]), {
   message: 'EventData',
-  doc: "An event's data: the case its `type` names (`professional.created` -> `professional_created`).",
   cases: (Object.keys(EVENT_DATA_SCHEMAS) as WebhookEventTypeName[]).map((type) => ({
     name: type.replace(/\./g, '_'),
     schema: EVENT_DATA_SCHEMAS[type],

@@ -161,7 +161,6 @@ export const CandidatesQuery = z.object({
 /** One value a constraint asks for or a provider has: a code, a number or a flag (`domain`'s ConstraintValue). */
 const ConstraintValue = protoOneof(z.union([z.string(), z.number(), z.boolean()]), {
   message: 'ConstraintValue',
-  doc: 'One value a constraint asks for or a provider has: a code, a number or a flag.',
   cases: [
     { name: 'text', schema: z.string().meta({ description: 'A code.' }), test: (v) => typeof v === 'string' },
     { name: 'number', schema: z.number().meta({ description: 'A number.' }), test: (v) => typeof v === 'number' },
