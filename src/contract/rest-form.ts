@@ -24,18 +24,3 @@ export interface RestForm {
   /** The error REST answers for an error of the RPC: its fields named as the REST input named them. */
   error?(err: ServiceError, input: RestInput): ServiceError;
 }
-
-/**
- * A REST form whose route's own schemas read the REST input first (a v1 read): `request` maps that message onto the
- * RPC's request, throwing the contract's VALIDATION_ERROR for a value the route bounds narrower; `response` renders
- * the RPC's answer as the route's JSON.
- */
-export interface RestView {
-  request(message: Record<string, unknown>): Record<string, unknown>;
-  response(response: Record<string, unknown>, request: Record<string, unknown>): unknown;
-}
-
-/** The REST form of a view: the route's own mapping, then the view's. */
-export function restFormOfView(view: RestView): RestForm {
-  return { request: (input, own) => view.request(own(input)), response: (r, q) => view.response(r, q) };
-}

@@ -18,7 +18,6 @@ import {
   SlotsV1Page,
 } from '../schemas/booking.js';
 import type { RouteSpec } from '../route.js';
-import { restFormOfView } from '../rest-form.js';
 import { idempotencyHeader } from './idempotency-header.js';
 import { bookingV1DetailView } from './booking-v1-detail-view.js';
 import { bookingsV1PageView } from './bookings-v1-page-view.js';
@@ -96,7 +95,7 @@ export const bookingRoutes: RouteSpec[] = [
     service: 'BookingService',
     rpc: 'ListBookings',
     operationId: 'listBookingsV1',
-    restForm: restFormOfView(bookingsV1PageView),
+    restForm: bookingsV1PageView,
     tag: 'v1',
     summary:
       'List bookings (v1 and v2) newest first, paged by `page` and `limit` (default 20, at most 100), filtered by any booking `status`.',
@@ -110,7 +109,7 @@ export const bookingRoutes: RouteSpec[] = [
     service: 'BookingService',
     rpc: 'GetBooking',
     operationId: 'getBookingV1',
-    restForm: restFormOfView(bookingV1DetailView),
+    restForm: bookingV1DetailView,
     tag: 'v1',
     summary: 'Read a booking in the v1 detail shape (v2 `customer` shows as `attendee`).',
     description: 'Answers one booking of the organization in the v1 shape.',

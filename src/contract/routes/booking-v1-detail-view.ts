@@ -1,5 +1,5 @@
 import type { GetBookingResponse } from '../../gen/scheduling/v1/booking_service.js';
-import type { RestView } from '../rest-form.js';
+import type { RestForm } from '../rest-form.js';
 import { BookingV1Detail } from '../schemas/booking.js';
 import { objectToRest } from '../typed-message.js';
 
@@ -7,8 +7,8 @@ import { objectToRest } from '../typed-message.js';
  * GET /api/v1/bookings/:id on GetBooking: the request is the same (`id`); the answer's booking in the v1 detail shape
  * (`customer` shows as `attendee`, the provider's `displayName` as `name`, the service's as `title`).
  */
-export const bookingV1DetailView: RestView = {
-  request: (message) => message,
+export const bookingV1DetailView: RestForm = {
+  request: (input, own) => own(input),
   response(response) {
     const b = (response as GetBookingResponse).booking;
     if (b === undefined) return null;

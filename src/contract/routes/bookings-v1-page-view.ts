@@ -1,6 +1,6 @@
 import type { ListBookingsRequest, ListBookingsResponse } from '../../gen/scheduling/v1/booking_service.js';
 import { validationError, type ErrorDetail } from '../../errors/service-error.js';
-import type { RestView } from '../rest-form.js';
+import type { RestForm } from '../rest-form.js';
 import { issuesToDetails } from '../parse-input.js';
 import { BookingsV1Page, ListBookingsV1Query } from '../schemas/booking.js';
 import { objectToRest } from '../typed-message.js';
@@ -15,8 +15,9 @@ const V1_PAGE_SIZE = 20;
  * contract bounds `page` (1 to 1,000,000) and `limit` (1 to 100, narrower than v2's 500): a value outside is refused
  * here in the words of its rule, as v1 always answered it.
  */
-export const bookingsV1PageView: RestView = {
-  request(message) {
+export const bookingsV1PageView: RestForm = {
+  request(input, own) {
+    const message = own(input);
     const problems: ErrorDetail[] = [];
     for (const field of ['page', 'limit'] as const) {
       const v = message[field];
