@@ -10,11 +10,17 @@ import { expireResolution } from '../application/resolution/expire-resolution.js
 export type TimerHandlers = Record<string, (id: string) => Promise<void>>;
 
 /**
+ * What the timer handler uses: the database, the actor store and the clock (every handler's steps), and tracing when
+ * on.
+ */
+export type ActorTimerHandlerDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock' | 'tracing'>;
+
+/**
  * Turns a fired durable timer into an ordinary event for its actor. Handlers are idempotent: machine guards
  * re-check the time, so a late or repeated timer changes nothing; a timer of a vanished actor is dropped. With
  * tracing, each fired timer is a span, the root of a trace of its own.
  */
-export function createActorTimerHandler(deps: ResolutionDeps, extra: TimerHandlers = {}) {
+export function createActorTimerHandler(deps: ActorTimerHandlerDeps, extra: TimerHandlers = {}) {
   const handlers: TimerHandlers = {
     'resolution|expire': (id) => expireResolution(deps, id),
     'hold|expire': (id) => expireHold(deps, id),

@@ -1,6 +1,7 @@
 import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
 import { createTimerWorker } from '../persistence/durable-timers.js';
-import { createActorTimerHandler, type TimerHandlers } from './actor-timer-handler.js';
+import type { AttemptDeps } from '../application/webhooks/attempt-delivery.js';
+import { createActorTimerHandler, type ActorTimerHandlerDeps, type TimerHandlers } from './actor-timer-handler.js';
 import { createIdempotencyAnswerSweeper } from './idempotency-answer-sweeper.js';
 import { createEventSweeper } from './event-sweeper.js';
 import { createImportWorker } from './import-worker.js';
@@ -10,8 +11,17 @@ import type { AuditWorkers } from './create-audit-workers.js';
 import type { Worker } from './worker.js';
 import { createWebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookSender } from './webhook-sender.js';
-import { createWaitlistOfferWorker } from './waitlist-offer-worker.js';
+import { createWaitlistOfferWorker, type WaitlistOfferWorkerDeps } from './waitlist-offer-worker.js';
 import { createGraphSnapshotBuilder } from './graph-snapshot-builder.js';
+
+/**
+ * What the workers use: the webhook sender's, the timer handler's and the waitlist offer worker's dependencies, the
+ * durable timers, the review stream, the configuration (SMTP) and the outbound DNS.
+ */
+export type CreateWorkersDeps = AttemptDeps &
+  ActorTimerHandlerDeps &
+  WaitlistOfferWorkerDeps &
+  Pick<ResolutionDeps, 'timers' | 'reviewQueue' | 'config' | 'outboundLookup'>;
 
 /**
  * Builds the background workers of this process: import jobs, durable timers, the manual-review recorder, the audit
@@ -20,7 +30,7 @@ import { createGraphSnapshotBuilder } from './graph-snapshot-builder.js';
  * (with SMTP_URL) the e-mail outbox.
  */
 export function createWorkers(
-  deps: ResolutionDeps,
+  deps: CreateWorkersDeps,
   opts: {
     log: (msg: string, extra?: Record<string, unknown>) => void;
     timerHandlers?: TimerHandlers;

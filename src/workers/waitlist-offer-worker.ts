@@ -1,6 +1,6 @@
-import type { ResolutionDeps } from '../application/resolution/resolution-deps.js';
-import { lapseOffer } from '../application/waitlist/lapse-offer.js';
-import { offerFreedTime } from '../application/waitlist/offer-freed-time.js';
+import type { AppDeps } from '../application/app-deps.js';
+import { lapseOffer, type LapseOfferDeps } from '../application/waitlist/lapse-offer.js';
+import { offerFreedTime, type OfferFreedTimeDeps } from '../application/waitlist/offer-freed-time.js';
 import { finishOfferJob, leaseOfferJob } from '../persistence/waitlist-offer-jobs.js';
 import { overdueOffers } from '../persistence/waitlist-repository.js';
 import { listenForOfferJobs } from '../persistence/listen-for-offer-jobs.js';
@@ -15,6 +15,9 @@ const OVERDUE_GRACE_MS = 5_000;
 /** How often the overdue sweep runs, at most. */
 const SWEEP_EVERY_MS = 5_000;
 
+/** What the waitlist offer worker uses: offerFreedTime's and lapseOffer's dependencies, and tracing when on. */
+export type WaitlistOfferWorkerDeps = OfferFreedTimeDeps & LapseOfferDeps & Pick<AppDeps, 'tracing'>;
+
 /**
  * The waitlist offer worker (CONTRACT part 8): leases the jobs that freeing transactions queued (migration 0012's
  * trigger, queueFreedTime) and offers each one's time to the waitlist (offerFreedTime); a job is deleted only once
@@ -25,7 +28,7 @@ const SWEEP_EVERY_MS = 5_000;
  * in whichever process); the poll every `pollMs` stays as the safety net for a notification lost to a reconnect.
  */
 export function createWaitlistOfferWorker(
-  deps: ResolutionDeps,
+  deps: WaitlistOfferWorkerDeps,
   opts: {
     pollMs?: number;
     log: (msg: string, extra?: Record<string, unknown>) => void;

@@ -1,7 +1,6 @@
-import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 import { outboxEvent, waitlistBookedData } from '../event-data.js';
-import { stepWaitlistEntry } from './step-waitlist-entry.js';
+import { stepWaitlistEntry, type StepWaitlistEntryDeps } from './step-waitlist-entry.js';
 
 /**
  * Books the entry whose offer's resolution was confirmed (the machine's BOOK, guarded on that resolution), with its
@@ -9,7 +8,7 @@ import { stepWaitlistEntry } from './step-waitlist-entry.js';
  * when it finds the offer's hold consumed.
  */
 export async function bookOffer(
-  deps: Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>,
+  deps: StepWaitlistEntryDeps,
   entryId: string,
   b: { resolutionId: string; bookingId: string; at: string },
 ): Promise<void> {

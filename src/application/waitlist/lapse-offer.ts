@@ -2,9 +2,12 @@ import { holdById } from '../../persistence/hold-repository.js';
 import { findWaitlistEntry } from '../../persistence/waitlist-repository.js';
 import { AUDIT_ACTIONS } from '../audit/audit-actions.js';
 import { expireHold } from '../booking/hold-flows.js';
-import type { ResolutionDeps } from '../resolution/resolution-deps.js';
+import type { StepHoldDeps } from '../booking/step-hold.js';
 import { bookOffer } from './book-offer.js';
-import { stepWaitlistEntry } from './step-waitlist-entry.js';
+import { stepWaitlistEntry, type StepWaitlistEntryDeps } from './step-waitlist-entry.js';
+
+/** What lapseOffer uses: the offer's hold ends through stepHold, the entry steps through stepWaitlistEntry. */
+export type LapseOfferDeps = StepHoldDeps & StepWaitlistEntryDeps;
 
 /**
  * The durable `lapse` timer of an offered entry (and the overdue sweep's repair): the offer's hold ends first through
@@ -13,7 +16,7 @@ import { stepWaitlistEntry } from './step-waitlist-entry.js';
  * a confirm whose BOOK was lost (a crash after the confirm) books the entry instead. A late, early or repeated timer
  * is harmless: the machine's guard re-checks the time, and an entry no longer offered ignores it.
  */
-export async function lapseOffer(deps: ResolutionDeps, entryId: string): Promise<void> {
+export async function lapseOffer(deps: LapseOfferDeps, entryId: string): Promise<void> {
   const stored = await findWaitlistEntry(deps.db, entryId);
   const offer = stored?.doc.offer;
   if (!stored || stored.entry.status !== 'offered' || !offer) return;

@@ -1,7 +1,9 @@
 import { waitlistOfferTtlSeconds } from '../../persistence/organization-repository.js';
 import { waitingEntriesForProvider } from '../../persistence/waitlist-repository.js';
-import type { ResolutionDeps } from '../resolution/resolution-deps.js';
-import { offerToEntry, type FreedTime } from './offer-to-entry.js';
+import { offerToEntry, type FreedTime, type OfferToEntryDeps } from './offer-to-entry.js';
+
+/** What offerFreedTime uses: offerToEntry's dependencies (the entries and the organization's TTL are read on `db`). */
+export type OfferFreedTimeDeps = OfferToEntryDeps;
 
 const DAY_MS = 86_400_000;
 /** How many waiting entries one piece of freed time is tried against, oldest first. */
@@ -14,7 +16,7 @@ const ENTRIES_TRIED = 200;
  * entry that admits it and the search stops (also when that slot was taken meanwhile). Wider time (a schedule
  * widened, a provider changed) goes on to the next entries, each offered another free slot. Answers the offers made.
  */
-export async function offerFreedTime(deps: ResolutionDeps, freed: FreedTime): Promise<number> {
+export async function offerFreedTime(deps: OfferFreedTimeDeps, freed: FreedTime): Promise<number> {
   const entries = await waitingEntriesForProvider(deps.db, {
     organizationId: freed.organizationId,
     providerId: freed.providerId,

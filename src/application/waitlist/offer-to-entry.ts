@@ -48,6 +48,15 @@ export type OfferAttempt =
   /** The slot chosen was claimed by someone else meanwhile. */
   | { outcome: 'taken' };
 
+/**
+ * What offerToEntry uses: a resolution's reads (gatherResolutionInputs) and writes (commitResolution), the actor store
+ * for the hold, resolution and entry actors, and the clock.
+ */
+export type OfferToEntryDeps = Pick<
+  ResolutionDeps,
+  'db' | 'clock' | 'actors' | 'metrics' | 'orgGraphs' | 'feeds' | 'records' | 'reviewHandOff'
+>;
+
 const DAY_MS = 86_400_000;
 /** How far ahead freed time is offered: the window with its margins stays within a resolution's 14 days. */
 export const OFFER_HORIZON_DAYS = 10;
@@ -110,7 +119,7 @@ export function narrowToFreedTime(
  * meanwhile is left to expire.
  */
 export async function offerToEntry(
-  deps: ResolutionDeps,
+  deps: OfferToEntryDeps,
   entryId: string,
   freed: FreedTime,
   ttlSeconds: number,

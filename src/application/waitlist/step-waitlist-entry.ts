@@ -26,6 +26,9 @@ export interface WaitlistEntryStepResult {
   context: WaitlistEntryContext;
 }
 
+/** What stepWaitlistEntry uses: the database, the actor store and the clock (the entry actor's expiry). */
+export type StepWaitlistEntryDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>;
+
 /**
  * One step of a waitlist entry's lifecycle (LAPSE, BOOK, CANCEL; an OFFER is recorded with its hold by offerToEntry):
  * in one transaction the row is locked, the machine decides from it, and a change is written with its event (from
@@ -33,7 +36,7 @@ export interface WaitlistEntryStepResult {
  * Undefined when the entry does not exist. `caller` is the API caller, or the system acting for the entry.
  */
 export async function stepWaitlistEntry(
-  deps: Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>,
+  deps: StepWaitlistEntryDeps,
   entryId: string,
   event: WaitlistEntryEvent,
   opts: {
