@@ -1,13 +1,16 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/load-config.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
-import { createLifetime } from './lifetime.js';
+import { createLifetime, DRAIN_GRACE_MS } from './lifetime.js';
 import { startPrivateStores } from './start-private-stores.js';
 import { isWorkerReadyMessage, type WorkerReadyMessage } from './worker-ready-message.js';
 import { WORKER_STABLE_MS, workerRestartDelayMs } from './worker-restart-delay.js';
 
-/** How long a stop lets the workers drain (each bounded by its own DRAIN_GRACE_MS steps) before they are killed. */
-export const WORKER_STOP_LIMIT_MS = 22_000;
+/**
+ * How long a stop lets the workers drain before they are killed: a worker's gateway and its gRPC server each get
+ * DRAIN_GRACE_MS, one after the other, and 2 s are left for the rest of its stop (22 s in all).
+ */
+export const WORKER_STOP_LIMIT_MS = 2 * DRAIN_GRACE_MS + 2_000;
 
 /** The primary of SERVICE_PROCESSES > 1: the private stores and the worker processes it forked. */
 export interface ServicePrimary {
