@@ -69,7 +69,7 @@ export interface CreateApiKeyResponse {
 
 /** The request of ListApiKeys. */
 export interface ListApiKeysRequest {
-  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -94,7 +94,7 @@ export interface ListApiKeysResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 

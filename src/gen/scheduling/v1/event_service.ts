@@ -47,10 +47,7 @@ export interface ListEventsRequest {
   keyMode?:
     | KeyMode
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -75,7 +72,7 @@ export interface ListEventsResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 

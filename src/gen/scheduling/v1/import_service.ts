@@ -80,7 +80,7 @@ export interface ListProviderImportsRequest {
   importId?:
     | string
     | undefined;
-  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;

@@ -77,10 +77,7 @@ export interface ListRankingPoliciesRequest {
   rankingPolicyStatus?:
     | RankingPolicyStatus
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -105,7 +102,7 @@ export interface ListRankingPoliciesResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
@@ -177,10 +174,7 @@ export interface ListRankingPolicyVersionsRequest {
   id?:
     | string
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -205,7 +199,7 @@ export interface ListRankingPolicyVersionsResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 

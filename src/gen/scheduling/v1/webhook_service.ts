@@ -105,10 +105,7 @@ export interface ListWebhookDeliveriesRequest {
   event?:
     | string
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
