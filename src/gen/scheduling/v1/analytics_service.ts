@@ -33,42 +33,42 @@ export const protobufFileName = "scheduling/v1/analytics_service.proto";
 
 /** The request of GetAnalytics. */
 export interface GetAnalyticsRequest {
-  /** Default `last_30_days`. Optional. */
+  /** The period to count; unset: the last 30 days. Optional. */
   analyticsPeriod?: AnalyticsPeriod | undefined;
 }
 
 /** The response of GetAnalytics. */
 export interface GetAnalyticsResponse {
-  /** The analytics. */
+  /** The organization's counts and rates over the period. */
   analytics?: Analytics | undefined;
 }
 
 /** The request of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyRequest {
-  /** Default `last_30_days`. Optional. */
+  /** The period of resolutions to read; unset: the last 30 days. Optional. */
   analyticsPeriod?:
     | AnalyticsPeriod
     | undefined;
-  /**
-   * The constraint read: `language` (languageCodes), `license_region` (licenseRegionCodes), `insurance`
-   * (insurancePlanCodes), `specialty` (specialtyCodes) or `modality` (modalityCodes). Required.
-   */
+  /** The kind of constraint to read. Required. */
   dimension?: GetNetworkAdequacyRequest_Dimension | undefined;
 }
 
-/** The values of dimension; `DIMENSION_UNSPECIFIED` means not given. */
+/**
+ * The kind of constraint network adequacy is read by. `DIMENSION_UNSPECIFIED` means not given (refused: the dimension
+ * is required).
+ */
 export enum GetNetworkAdequacyRequest_Dimension {
   /** DIMENSION_UNSPECIFIED - Not given. */
   DIMENSION_UNSPECIFIED = "DIMENSION_UNSPECIFIED",
-  /** DIMENSION_LANGUAGE - Language. */
+  /** DIMENSION_LANGUAGE - Languages asked for (`constraints.language_codes`). */
   DIMENSION_LANGUAGE = "DIMENSION_LANGUAGE",
-  /** DIMENSION_LICENSE_REGION - License region. */
+  /** DIMENSION_LICENSE_REGION - License regions asked for (`constraints.license_region_codes`). */
   DIMENSION_LICENSE_REGION = "DIMENSION_LICENSE_REGION",
-  /** DIMENSION_INSURANCE - Insurance. */
+  /** DIMENSION_INSURANCE - Insurance plans asked for (`constraints.insurance_plan_codes`). */
   DIMENSION_INSURANCE = "DIMENSION_INSURANCE",
-  /** DIMENSION_SPECIALTY - Specialty. */
+  /** DIMENSION_SPECIALTY - Specialties asked for (`constraints.specialty_codes`). */
   DIMENSION_SPECIALTY = "DIMENSION_SPECIALTY",
-  /** DIMENSION_MODALITY - Modality. */
+  /** DIMENSION_MODALITY - Modalities asked for (`constraints.modality_codes`). */
   DIMENSION_MODALITY = "DIMENSION_MODALITY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -142,7 +142,7 @@ export function getNetworkAdequacyRequest_DimensionToNumber(object: GetNetworkAd
 
 /** The response of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyResponse {
-  /** The network adequacy. */
+  /** One row per value of the dimension asked for in the period. */
   networkAdequacy?: NetworkAdequacy | undefined;
 }
 

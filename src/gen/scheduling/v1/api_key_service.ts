@@ -39,31 +39,34 @@ export interface GetCallerRequest {
 
 /** The response of GetCaller. */
 export interface GetCallerResponse {
-  /** The caller identity. */
+  /** Who the calling key is and where the call acts. */
   callerIdentity?: CallerIdentity | undefined;
 }
 
 /** The request of CreateApiKey. */
 export interface CreateApiKeyRequest {
-  /** The key type. Required. */
+  /** The type of the new key (a test key may create only test types). Required. */
   keyType?:
     | KeyType
     | undefined;
-  /** The id of the organization. 1 to 200 characters. Optional. */
+  /**
+   * For an organization key: the organization it is scoped to; unset: the organization the call acts in. 1 to 200
+   * characters. Optional.
+   */
   organizationId?:
     | string
     | undefined;
-  /** The name. 1 to 200 characters. Required. */
+  /** A name to tell the key apart. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** When it expires. Optional. */
+  /** When the key stops working; unset: it does not expire. Optional. */
   expiresAt?: Date | undefined;
 }
 
 /** The response of CreateApiKey. */
 export interface CreateApiKeyResponse {
-  /** The created api key. */
+  /** The new key with its secret, shown this once. */
   createdApiKey?: CreatedApiKey | undefined;
 }
 
@@ -82,7 +85,7 @@ export interface ListApiKeysRequest {
 
 /** The response of ListApiKeys. */
 export interface ListApiKeysResponse {
-  /** The items of this page. */
+  /** The platform's keys of this page, in id order (never their secrets). */
   data?:
     | ApiKey[]
     | undefined;
@@ -100,13 +103,13 @@ export interface ListApiKeysResponse {
 
 /** The request of RevokeApiKey. */
 export interface RevokeApiKeyRequest {
-  /** The id of the API key. 1 to 200 characters. Required. */
+  /** The key to revoke. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of RevokeApiKey. */
 export interface RevokeApiKeyResponse {
-  /** The api key. */
+  /** The key, with `revoked_at` set. */
   apiKey?: ApiKey | undefined;
 }
 

@@ -26,15 +26,15 @@ export const protobufFileName = "scheduling/v1/audit_service.proto";
 
 /** The request of ListAuditEvents. */
 export interface ListAuditEventsRequest {
-  /** The action. 1 to 200 characters. Optional. */
+  /** Only events of this action (`provider.create`). 1 to 200 characters. Optional. */
   action?:
     | string
     | undefined;
-  /** The resource type. 1 to 200 characters. Optional. */
+  /** Only events about this kind of resource (`provider`). 1 to 200 characters. Optional. */
   resourceType?:
     | string
     | undefined;
-  /** The id of the resource. 1 to 200 characters. Optional. */
+  /** Only events about this resource. 1 to 200 characters. Optional. */
   resourceId?:
     | string
     | undefined;
@@ -51,7 +51,7 @@ export interface ListAuditEventsRequest {
 
 /** The response of ListAuditEvents. */
 export interface ListAuditEventsResponse {
-  /** The items of this page. */
+  /** The events of this page, newest first. */
   data?:
     | AuditEvent[]
     | undefined;
@@ -78,7 +78,7 @@ export interface VerifyAuditChainRequest {
 
 /** The response of VerifyAuditChain. */
 export interface VerifyAuditChainResponse {
-  /** The audit chain verification. */
+  /** What was verified and the breaks found. */
   auditChainVerification?: AuditChainVerification | undefined;
 }
 

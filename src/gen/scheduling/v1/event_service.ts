@@ -40,10 +40,7 @@ export interface ListEventsRequest {
   since?:
     | Date
     | undefined;
-  /**
-   * Only events caused with keys of this mode. Webhooks deliver only live events; test events are listed too unless
-   * `mode=live`. Optional.
-   */
+  /** Only events caused with keys of this mode (webhooks deliver only live events); unset: both. Optional. */
   keyMode?:
     | KeyMode
     | undefined;
@@ -60,7 +57,7 @@ export interface ListEventsRequest {
 
 /** The response of ListEvents. */
 export interface ListEventsResponse {
-  /** The items of this page. */
+  /** The events of this page, newest first, each the envelope its webhook deliveries carry. */
   data?:
     | Event[]
     | undefined;
@@ -78,13 +75,13 @@ export interface ListEventsResponse {
 
 /** The request of GetEvent. */
 export interface GetEventRequest {
-  /** The id of the event. 1 to 200 characters. Required. */
+  /** The event's id (`evt_…`). 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetEvent. */
 export interface GetEventResponse {
-  /** The event. */
+  /** The event envelope. */
   event?: Event | undefined;
 }
 

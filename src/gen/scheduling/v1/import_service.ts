@@ -34,15 +34,15 @@ export const protobufFileName = "scheduling/v1/import_service.proto";
 
 /** The request of CreateProviderImport. */
 export interface CreateProviderImportRequest {
-  /** The import mode. Optional. */
+  /** How rows whose `externalId` exists or not are treated; unset: upsert. Optional. */
   importMode?:
     | ImportMode
     | undefined;
-  /** Dry run. Optional. */
+  /** true: judge and count every row, write nothing. Optional. */
   dryRun?:
     | boolean
     | undefined;
-  /** Deactivate missing. Optional. */
+  /** true: deactivate the organization's providers absent from the batch (counted in `summary.deactivated`). Optional. */
   deactivateMissing?:
     | boolean
     | undefined;
@@ -58,25 +58,25 @@ export interface CreateProviderImportRequest {
 
 /** The response of CreateProviderImport. */
 export interface CreateProviderImportResponse {
-  /** The provider import accepted. */
+  /** The job, accepted (`validating`); read it with GetProviderImport. */
   providerImportAccepted?: ProviderImportAccepted | undefined;
 }
 
 /** The request of GetProviderImport. */
 export interface GetProviderImportRequest {
-  /** The id of the import. 1 to 200 characters. Required. */
+  /** The job's id. 1 to 200 characters. Required. */
   importId?: string | undefined;
 }
 
 /** The response of GetProviderImport. */
 export interface GetProviderImportResponse {
-  /** The provider import. */
+  /** The job: status, progress, summary and per-row results. */
   providerImport?: ProviderImport | undefined;
 }
 
 /** The request of ListProviderImports. */
 export interface ListProviderImportsRequest {
-  /** The id of the import. 1 to 200 characters. Optional. */
+  /** Answer only this job (instead of a page). 1 to 200 characters. Optional. */
   importId?:
     | string
     | undefined;
@@ -99,17 +99,17 @@ export interface ListProviderImportsResponse {
    */
   kind?:
     | //
-    /** The value when it is provider import. */
+    /** The job named by `import_id`. */
     { $case: "providerImport"; value: ProviderImport }
     | //
-    /** The value when it is page. */
+    /** Without `import_id`: a page of jobs. */
     { $case: "page"; value: ListProviderImportsResponse_Page }
     | undefined;
 }
 
-/** The page. */
+/** A page of import jobs, newest first. */
 export interface ListProviderImportsResponse_Page {
-  /** The items of this page. */
+  /** The jobs of this page. */
   data?:
     | ProviderImport[]
     | undefined;
@@ -121,7 +121,7 @@ export interface ListProviderImportsResponse_Page {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many jobs there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 

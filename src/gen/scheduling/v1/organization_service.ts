@@ -27,21 +27,21 @@ export const protobufFileName = "scheduling/v1/organization_service.proto";
 
 /** The request of CreateOrganization. */
 export interface CreateOrganizationRequest {
-  /** The id the caller's own system gives it. 1 to 200 characters. Required. */
+  /** The id the caller's own system gives the organization; unique per platform. 1 to 200 characters. Required. */
   externalId?:
     | string
     | undefined;
-  /** The name. 1 to 200 characters. Required. */
+  /** The organization's name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** The settings. Optional. */
+  /** Its settings; those left unset take their defaults. Optional. */
   settings?: OrganizationSettings | undefined;
 }
 
 /** The response of CreateOrganization. */
 export interface CreateOrganizationResponse {
-  /** The organization. */
+  /** The new organization, with every setting. */
   organization?: Organization | undefined;
 }
 
@@ -60,7 +60,7 @@ export interface ListOrganizationsRequest {
 
 /** The response of ListOrganizations. */
 export interface ListOrganizationsResponse {
-  /** The items of this page. */
+  /** The organizations of this page, in id order. */
   data?:
     | Organization[]
     | undefined;
@@ -78,7 +78,7 @@ export interface ListOrganizationsResponse {
 
 /** The request of GetOrganization. */
 export interface GetOrganizationRequest {
-  /** The id of the organization. 1 to 200 characters. Required. */
+  /** The organization's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
@@ -90,40 +90,40 @@ export interface GetOrganizationResponse {
 
 /** The request of GetOrganizationOverview. */
 export interface GetOrganizationOverviewRequest {
-  /** The id of the organization. 1 to 200 characters. Required. */
+  /** The organization's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetOrganizationOverview. */
 export interface GetOrganizationOverviewResponse {
-  /** The organization overview. */
+  /** The organization and counts of what it holds. */
   organizationOverview?: OrganizationOverview | undefined;
 }
 
 /** The request of UpdateOrganization. */
 export interface UpdateOrganizationRequest {
   /**
-   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
-   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`name`): a named field left unset is cleared. Without a mask, the fields that are
+   * set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** The id of the organization. 1 to 200 characters. Required. */
+  /** The organization to change. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The name. 1 to 200 characters. Optional. */
+  /** A new name. 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
-  /** The settings. Optional. */
+  /** Settings to change, merged into the organization's; those left unset stay. Optional. */
   settings?: OrganizationSettings | undefined;
 }
 
 /** The response of UpdateOrganization. */
 export interface UpdateOrganizationResponse {
-  /** The organization. */
+  /** The organization after the change. */
   organization?: Organization | undefined;
 }
 

@@ -46,34 +46,33 @@ export const protobufFileName = "scheduling/v1/ranking_policy_service.proto";
 
 /** The request of CreateRankingPolicy. */
 export interface CreateRankingPolicyRequest {
-  /** The name. 1 to 200 characters. Required. */
+  /** A name for the policy. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
   /**
-   * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
-   * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
-   * constraints are never weights. Optional.
+   * Points per preference; keys left out take the default policy's weights. Hard constraints are never weights.
+   * Optional.
    */
   weights?:
     | WeightsInput
     | undefined;
   /**
-   * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. At most 3 items. Optional.
+   * How options of equal score and availability density are ordered, each tie-breaker at most once; unset: earliest
+   * start, lowest workload, provider id. At most 3 items. Optional.
    */
   tieBreakerOrder?: TieBreaker[] | undefined;
 }
 
 /** The response of CreateRankingPolicy. */
 export interface CreateRankingPolicyResponse {
-  /** The ranking policy. */
+  /** The new policy, a `draft` with no active version. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
 /** The request of ListRankingPolicies. */
 export interface ListRankingPoliciesRequest {
-  /** The ranking policy status. Optional. */
+  /** Only policies of this status. Optional. */
   rankingPolicyStatus?:
     | RankingPolicyStatus
     | undefined;
@@ -90,7 +89,7 @@ export interface ListRankingPoliciesRequest {
 
 /** The response of ListRankingPolicies. */
 export interface ListRankingPoliciesResponse {
-  /** The items of this page. */
+  /** The policies of this page, oldest first. */
   data?:
     | RankingPolicy[]
     | undefined;
@@ -108,69 +107,62 @@ export interface ListRankingPoliciesResponse {
 
 /** The request of GetRankingPolicy. */
 export interface GetRankingPolicyRequest {
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetRankingPolicy. */
 export interface GetRankingPolicyResponse {
-  /** The ranking policy. */
+  /** The policy: its working copy and active version number. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
 /** The request of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyRequest {
   /**
-   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
-   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`name`): a named field left unset is cleared. Without a mask, the fields that are
+   * set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy to edit. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The name. 1 to 200 characters. Optional. */
+  /** A new name. 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
-  /**
-   * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
-   * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
-   * constraints are never weights. Optional.
-   */
+  /** Weights to change, merged key by key into the working copy's. Optional. */
   weights?:
     | WeightsInput
     | undefined;
-  /**
-   * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. At most 3 items. Optional.
-   */
+  /** A new tie-breaker order, replacing the old one; each at most once. At most 3 items. Optional. */
   tieBreakerOrder?: TieBreaker[] | undefined;
 }
 
 /** The response of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyResponse {
-  /** The ranking policy. */
+  /** The policy after the edit (its active version unchanged). */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
 /** The request of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyRequest {
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy to activate. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyResponse {
-  /** The activated ranking policy. */
+  /** The version this activation stored. */
   activatedRankingPolicy?: ActivatedRankingPolicy | undefined;
 }
 
 /** The request of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsRequest {
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy whose versions to list. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
@@ -187,7 +179,7 @@ export interface ListRankingPolicyVersionsRequest {
 
 /** The response of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsResponse {
-  /** The items of this page. */
+  /** The versions of this page, oldest first. */
   data?:
     | RankingPolicyVersion[]
     | undefined;
@@ -205,39 +197,42 @@ export interface ListRankingPolicyVersionsResponse {
 
 /** The request of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyRequest {
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy whose working copy to simulate. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The candidates. At most 100 items. */
+  /** Hypothetical candidates: a provider and one slot start each. At most 100 items. */
   candidates?:
     | SimulationCandidateInput[]
     | undefined;
-  /** The preferences. Optional. */
+  /** The preferences to rank by. Optional. */
   preferences?: SimulateRankingPolicyRequest_Preferences | undefined;
 }
 
-/** The preferences. */
+/** The ranking preferences to simulate with (a subset of a resolution's). */
 export interface SimulateRankingPolicyRequest_Preferences {
-  /** The language codes. At most 200 characters. At most 100 items. Optional. */
+  /** Languages the client prefers, ISO 639-1. At most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** The preferred day parts. At most 100 items. Optional. */
+  /** Parts of the day the client prefers. At most 100 items. Optional. */
   preferredDayParts?:
     | DayPart[]
     | undefined;
-  /** Earliest available. Optional. */
+  /** true: earlier slots score more. Optional. */
   earliestAvailable?:
     | boolean
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
+  /**
+   * The IANA time zone (`Europe/Berlin`) day parts are judged in; unset: each slot start's own offset. At most 100
+   * characters. Optional.
+   */
   timezone?: string | undefined;
 }
 
 /** The response of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyResponse {
-  /** The simulation result. */
+  /** The candidates in ranked order, with their points. */
   simulationResult?: SimulationResult | undefined;
 }
 

@@ -42,7 +42,7 @@ export interface GetWebhookRequest {
 
 /** The response of GetWebhook. */
 export interface GetWebhookResponse {
-  /** The webhook. */
+  /** The organization's webhook configuration. */
   webhook?: Webhook | undefined;
 }
 
@@ -57,13 +57,13 @@ export interface UpdateWebhookRequest {
     | string
     | undefined;
   /**
-   * Event types to deliver, or `["*"]` for all of them. An unknown type is INVALID_ARGUMENT `VALIDATION_ERROR` on
+   * Event types to deliver, or `*` alone for all of them. An unknown type is INVALID_ARGUMENT `VALIDATION_ERROR` on
    * `events.<index>`. At most 100 items.
    */
   events?:
     | string[]
     | undefined;
-  /** Default true. An inactive webhook records no deliveries. Optional. */
+  /** Whether events are delivered; default true. An inactive webhook records no deliveries. Optional. */
   active?:
     | boolean
     | undefined;
@@ -76,7 +76,7 @@ export interface UpdateWebhookRequest {
 
 /** The response of UpdateWebhook. */
 export interface UpdateWebhookResponse {
-  /** The updated webhook. */
+  /** The configuration as stored, with the secret when one was just made. */
   updatedWebhook?: UpdatedWebhook | undefined;
 }
 
@@ -86,20 +86,20 @@ export interface TestWebhookRequest {
 
 /** The response of TestWebhook. */
 export interface TestWebhookResponse {
-  /** The webhook test result. */
+  /** What the receiver answered to the test event. */
   webhookTestResult?: WebhookTestResult | undefined;
 }
 
 /** The request of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesRequest {
-  /** The delivery status. Optional. */
+  /** Only deliveries of this status. Optional. */
   deliveryStatus?:
     | DeliveryStatus
     | undefined;
   /**
-   * The event. One of `professional.created`, `professional.updated`, `provider_import.completed`,
-   * `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`,
-   * `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
+   * Only deliveries of this event type. One of `professional.created`, `professional.updated`,
+   * `provider_import.completed`, `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`,
+   * `option.released`, `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
    * `calendar.connection_degraded`, `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. Optional.
    */
   event?:
@@ -118,43 +118,43 @@ export interface ListWebhookDeliveriesRequest {
 
 /** The response of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesResponse {
-  /** The delivery list. */
+  /** A page of deliveries, newest first, with the count of all matches. */
   deliveryList?: DeliveryList | undefined;
 }
 
 /** The request of GetWebhookDelivery. */
 export interface GetWebhookDeliveryRequest {
-  /** The id of the delivery. 1 to 200 characters. Required. */
+  /** The delivery's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetWebhookDelivery. */
 export interface GetWebhookDeliveryResponse {
-  /** The delivery detail. */
+  /** The delivery with every attempt. */
   deliveryDetail?: DeliveryDetail | undefined;
 }
 
 /** The request of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryRequest {
-  /** The id of the delivery. 1 to 200 characters. Required. */
+  /** The delivery to send again. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryResponse {
-  /** The replay result. */
+  /** What the receiver answered to the replay. */
   replayResult?: ReplayResult | undefined;
 }
 
 /** The request of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayRequest {
-  /** The id of the delivery. 1 to 200 characters. Required. */
+  /** The delivery to queue. 1 to 200 characters. Required. */
   deliveryId?: string | undefined;
 }
 
 /** The response of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayResponse {
-  /** The queued replay. */
+  /** The delivery, `pending`, with the number the queued attempt will carry. */
   queuedReplay?: QueuedReplay | undefined;
 }
 
