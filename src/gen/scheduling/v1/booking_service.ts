@@ -90,7 +90,7 @@ export interface GetBookingRequest {
 
 /** The response of GetBooking. */
 export interface GetBookingResponse {
-  /** The booking. */
+  /** The booking, as it stands now. */
   booking?: BookingV2 | undefined;
 }
 

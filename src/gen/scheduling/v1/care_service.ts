@@ -106,7 +106,7 @@ export interface CreateWaitlistEntryRequest {
   serviceId?:
     | string
     | undefined;
-  /** The customer. Required. */
+  /** The customer to offer freed time to. Required. */
   customer?:
     | CreateWaitlistEntryRequest_Customer
     | undefined;
@@ -125,7 +125,7 @@ export interface CreateWaitlistEntryRequest {
   resolutionId?: string | undefined;
 }
 
-/** The customer to offer freed time to. */
+/** Who waits: the name and e-mail address an offer is made to. */
 export interface CreateWaitlistEntryRequest_Customer {
   /** The customer's name. 1 to 200 characters. Required. */
   name?:

@@ -111,7 +111,7 @@ export interface GetServiceRequest {
 
 /** The response of GetService. */
 export interface GetServiceResponse {
-  /** The service. */
+  /** The service, as it stands now. */
   service?: Service | undefined;
 }
 

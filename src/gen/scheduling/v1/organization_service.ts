@@ -84,7 +84,7 @@ export interface GetOrganizationRequest {
 
 /** The response of GetOrganization. */
 export interface GetOrganizationResponse {
-  /** The organization. */
+  /** The organization with every setting. */
   organization?: Organization | undefined;
 }
 

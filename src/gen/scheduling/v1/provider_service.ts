@@ -100,7 +100,7 @@ export interface CreateProviderRequest {
   ageGroupCodes?:
     | string[]
     | undefined;
-  /** The provider's licenses, judged by the license-region constraint. At most 100 items. Optional. */
+  /** The provider's licenses, judged by the license-region constraint on each slot's date. At most 100 items. Optional. */
   licenseRecords?:
     | LicenseRecordInput[]
     | undefined;
@@ -228,7 +228,7 @@ export interface GetProviderRequest {
 
 /** The response of GetProvider. */
 export interface GetProviderResponse {
-  /** The provider. */
+  /** The provider, as it stands now. */
   provider?: Provider | undefined;
 }
 

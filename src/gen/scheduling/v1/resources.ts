@@ -20,11 +20,11 @@ export const protobufFileName = "scheduling/v1/resources.proto";
 export enum AnalyticsPeriod {
   /** ANALYTICS_PERIOD_UNSPECIFIED - Not given. */
   ANALYTICS_PERIOD_UNSPECIFIED = "ANALYTICS_PERIOD_UNSPECIFIED",
-  /** ANALYTICS_PERIOD_LAST_7_DAYS - Last 7 days. */
+  /** ANALYTICS_PERIOD_LAST_7_DAYS - The 7 days before now. */
   ANALYTICS_PERIOD_LAST_7_DAYS = "ANALYTICS_PERIOD_LAST_7_DAYS",
-  /** ANALYTICS_PERIOD_LAST_30_DAYS - Last 30 days. */
+  /** ANALYTICS_PERIOD_LAST_30_DAYS - The 30 days before now (the default). */
   ANALYTICS_PERIOD_LAST_30_DAYS = "ANALYTICS_PERIOD_LAST_30_DAYS",
-  /** ANALYTICS_PERIOD_LAST_90_DAYS - Last 90 days. */
+  /** ANALYTICS_PERIOD_LAST_90_DAYS - The 90 days before now. */
   ANALYTICS_PERIOD_LAST_90_DAYS = "ANALYTICS_PERIOD_LAST_90_DAYS",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -1218,7 +1218,7 @@ export interface Analytics {
   conversionRate?:
     | number
     | undefined;
-  /** The period counted, as its REST name (`last_30_days`); it ends now. */
+  /** The period counted, as a label (`last_30_days`); it ends now. */
   period?: string | undefined;
 }
 
@@ -1264,7 +1264,7 @@ export interface ApiKey {
   id?:
     | string
     | undefined;
-  /** The key type, by its REST name (`platform_live`, `platform_test`, `organization_live`, `organization_test`). */
+  /** The key type, as text (`platform_live`, `platform_test`, `organization_live`, `organization_test`). */
   type?:
     | string
     | undefined;
@@ -1311,7 +1311,7 @@ export interface AuditActor_ApiKey {
   keyId?:
     | string
     | undefined;
-  /** The key's type, by its REST name (`platform_live`...). */
+  /** The key's type, as text (`platform_live`...). */
   keyType?: string | undefined;
 }
 
@@ -1440,11 +1440,11 @@ export interface AuditEvent {
   action?:
     | string
     | undefined;
-  /** The kind of resource changed (`provider`, `booking`...). */
+  /** The kind of resource acted on (`provider`, `booking`, `api_key`...). */
   resourceType?:
     | string
     | undefined;
-  /** The id of the resource changed; unset when the action has no single resource. */
+  /** The id of the resource acted on; unset when the action has no single resource (a list, for one). */
   resourceId?:
     | string
     | undefined;
@@ -1456,11 +1456,11 @@ export interface AuditEvent {
   organizationId?:
     | string
     | undefined;
-  /** A summary of the resource before the change, as free-form JSON; unset for a creation. */
+  /** A summary of the resource before the change, as free-form JSON; unset when there is none (a creation, a read). */
   before?:
     | any
     | undefined;
-  /** A summary of the resource after the change, as free-form JSON; unset for a deletion. */
+  /** A summary of the resource after the change, as free-form JSON; unset when there is none (a read). */
   after?:
     | any
     | undefined;
@@ -1745,7 +1745,7 @@ export interface BookingV2_Slot {
   end?:
     | Date
     | undefined;
-  /** The provider's schedule's IANA time zone (`Europe/Berlin`), for showing local times. */
+  /** An IANA time zone (`Europe/Berlin`) to show the times in: the provider's, else its schedule's. */
   timezone?: string | undefined;
 }
 
@@ -2008,7 +2008,7 @@ export interface CandidatesPage {
   resolutionId?:
     | string
     | undefined;
-  /** The candidates of this page. */
+  /** The candidates of this page, matched ones first in rank order. */
   candidates?:
     | Candidate[]
     | undefined;
@@ -2121,7 +2121,7 @@ export interface CreatedApiKey {
   id?:
     | string
     | undefined;
-  /** The key type, by its REST name (`platform_live`, `platform_test`, `organization_live`, `organization_test`). */
+  /** The key type, as text (`platform_live`, `platform_test`, `organization_live`, `organization_test`). */
   type?:
     | string
     | undefined;
@@ -2471,7 +2471,7 @@ export interface DeliveryDetail {
 
 /** A page of the organization's webhook deliveries. */
 export interface DeliveryList {
-  /** The deliveries of this page. */
+  /** The deliveries of this page, newest first. */
   deliveries?:
     | Delivery[]
     | undefined;
@@ -3686,7 +3686,7 @@ export interface ManualReviewEntry_Reasons {
  * that have it and how resolutions fared.
  */
 export interface NetworkAdequacy {
-  /** The period read, by its REST name (`last_30_days`). */
+  /** The period read, as a label (`last_30_days`). */
   period?:
     | string
     | undefined;
@@ -4605,11 +4605,11 @@ export interface Resolution_ExclusionSummaryEntry {
  * the provider has any one of its values; an empty list asks for nothing.
  */
 export interface ResolutionConstraints {
-  /** Languages. Optional. */
+  /** Languages the provider must work in. Optional. */
   languageCodes?:
     | ResolutionConstraints_LanguageCodes
     | undefined;
-  /** Modalities. Optional. */
+  /** Ways of working the provider must offer. Optional. */
   modalityCodes?:
     | ResolutionConstraints_ModalityCodes
     | undefined;
@@ -4620,23 +4620,23 @@ export interface ResolutionConstraints {
   licenseRegionCodes?:
     | ResolutionConstraints_LicenseRegionCodes
     | undefined;
-  /** Insurance plans. Optional. */
+  /** Insurance plans the provider must accept. Optional. */
   insurancePlanCodes?:
     | ResolutionConstraints_InsurancePlanCodes
     | undefined;
-  /** Age groups. Optional. */
+  /** Age groups the provider must serve. Optional. */
   ageGroupCodes?:
     | ResolutionConstraints_AgeGroupCodes
     | undefined;
-  /** Specialties. Optional. */
+  /** Specialties the provider must have. Optional. */
   specialtyCodes?:
     | ResolutionConstraints_SpecialtyCodes
     | undefined;
-  /** Professions. Optional. */
+  /** Professions the provider must have. Optional. */
   professionCodes?:
     | ResolutionConstraints_ProfessionCodes
     | undefined;
-  /** Service regions. Optional. */
+  /** Regions the provider must serve. Optional. */
   serviceRegionCodes?:
     | ResolutionConstraints_ServiceRegionCodes
     | undefined;
@@ -4786,7 +4786,7 @@ export interface ResolutionOption_Slot {
   end?:
     | Date
     | undefined;
-  /** The provider's schedule's IANA time zone (`Europe/Berlin`), for showing local times. */
+  /** The provider's IANA time zone (`Europe/Berlin`), else its schedule's, for showing local times. */
   timezone?: string | undefined;
 }
 
@@ -5118,7 +5118,7 @@ export interface StepCause {
   keyId?:
     | string
     | undefined;
-  /** That key's type, by its REST name (`platform_live`...); unset unless `TYPE_KEY`. */
+  /** That key's type, as text (`platform_live`...); unset unless `TYPE_KEY`. */
   keyType?:
     | string
     | undefined;
@@ -5354,31 +5354,31 @@ export interface WebhookTestResult {
 
 /** The weekly pattern as answered: all seven weekdays. */
 export interface WeekDays {
-  /** Monday. */
+  /** Monday's windows. */
   monday?:
     | Day
     | undefined;
-  /** Tuesday. */
+  /** Tuesday's windows. */
   tuesday?:
     | Day
     | undefined;
-  /** Wednesday. */
+  /** Wednesday's windows. */
   wednesday?:
     | Day
     | undefined;
-  /** Thursday. */
+  /** Thursday's windows. */
   thursday?:
     | Day
     | undefined;
-  /** Friday. */
+  /** Friday's windows. */
   friday?:
     | Day
     | undefined;
-  /** Saturday. */
+  /** Saturday's windows. */
   saturday?:
     | Day
     | undefined;
-  /** Sunday. */
+  /** Sunday's windows. */
   sunday?: Day | undefined;
 }
 
