@@ -473,9 +473,8 @@ export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> 
 export type AnalyticsServiceService = typeof AnalyticsServiceService;
 export const AnalyticsServiceService = {
   /**
-   * Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in (now - N days,
-   * now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the period, computed
-   * when asked.
+   * Counts and rates of the organization's resolutions and bookings created in the last 7, 30 or 90 days (created_at in
+   * (now - N days, now]; default 30 days), computed when asked.
    */
   getAnalytics: {
     path: "/scheduling.v1.AnalyticsService/GetAnalytics" as const,
@@ -489,10 +488,9 @@ export const AnalyticsServiceService = {
   },
   /**
    * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that
-   * resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes
-   * that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as GetAnalytics)
-   * whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions
-   * made since the service recorded demand (migration 0014).
+   * resolutions of the period named, the providers that have it now, the zero-result rate, days to the first option and
+   * the exclusion codes that cut most. Reads the resolutions created in the period (as GetAnalytics) whose constraints
+   * named a value of the dimension; covers resolutions made since the service recorded demand (migration 0014).
    */
   getNetworkAdequacy: {
     path: "/scheduling.v1.AnalyticsService/GetNetworkAdequacy" as const,
@@ -509,26 +507,23 @@ export const AnalyticsServiceService = {
 
 export interface AnalyticsServiceServer extends UntypedServiceImplementation {
   /**
-   * Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in (now - N days,
-   * now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the period, computed
-   * when asked.
+   * Counts and rates of the organization's resolutions and bookings created in the last 7, 30 or 90 days (created_at in
+   * (now - N days, now]; default 30 days), computed when asked.
    */
   getAnalytics: handleUnaryCall<GetAnalyticsRequest, GetAnalyticsResponse>;
   /**
    * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that
-   * resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes
-   * that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as GetAnalytics)
-   * whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions
-   * made since the service recorded demand (migration 0014).
+   * resolutions of the period named, the providers that have it now, the zero-result rate, days to the first option and
+   * the exclusion codes that cut most. Reads the resolutions created in the period (as GetAnalytics) whose constraints
+   * named a value of the dimension; covers resolutions made since the service recorded demand (migration 0014).
    */
   getNetworkAdequacy: handleUnaryCall<GetNetworkAdequacyRequest, GetNetworkAdequacyResponse>;
 }
 
 export interface AnalyticsServiceClient extends Client {
   /**
-   * Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in (now - N days,
-   * now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the period, computed
-   * when asked.
+   * Counts and rates of the organization's resolutions and bookings created in the last 7, 30 or 90 days (created_at in
+   * (now - N days, now]; default 30 days), computed when asked.
    */
   getAnalytics(
     request: GetAnalyticsRequest,
@@ -547,10 +542,9 @@ export interface AnalyticsServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that
-   * resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes
-   * that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as GetAnalytics)
-   * whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions
-   * made since the service recorded demand (migration 0014).
+   * resolutions of the period named, the providers that have it now, the zero-result rate, days to the first option and
+   * the exclusion codes that cut most. Reads the resolutions created in the period (as GetAnalytics) whose constraints
+   * named a value of the dimension; covers resolutions made since the service recorded demand (migration 0014).
    */
   getNetworkAdequacy(
     request: GetNetworkAdequacyRequest,

@@ -816,10 +816,9 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
 export type ApiKeyServiceService = typeof ApiKeyServiceService;
 export const ApiKeyServiceService = {
   /**
-   * Who the credentials are: key, type, mode, platform, and the organization the call acts in (unset for a platform
-   * key without `service-organization-id`). Any key. Tells which key is calling, its type and mode, and which
-   * organization the call acts in; useful to check a key and a `service-organization-id` metadata before other calls.
-   * Any API key.
+   * Tells which key is calling, its type and mode, its platform, and which organization the call acts in (unset for a
+   * platform key without `service-organization-id`); useful to check a key and that metadata before other calls. Any
+   * API key.
    */
   getCaller: {
     path: "/scheduling.v1.ApiKeyService/GetCaller" as const,
@@ -831,12 +830,12 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): GetCallerResponse => GetCallerResponse.decode(value),
   },
   /**
-   * Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of the caller's
-   * platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the
-   * platform's default organization; an organization key to `organization_id` (default: the organization the call
-   * acts in). Live key types need a live key (a test key: PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform
-   * keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Creates a key of the caller's platform and answers it once with its secret (`key`); only a hash is stored. A
+   * platform key type belongs to the platform's default organization; an organization key to `organization_id`
+   * (default: the organization the call acts in). Live key types need a live key (a test key creates only test keys:
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform keys only. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   createApiKey: {
     path: "/scheduling.v1.ApiKeyService/CreateApiKey" as const,
@@ -849,9 +848,9 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): CreateApiKeyResponse => CreateApiKeyResponse.decode(value),
   },
   /**
-   * List the platform’s API keys (never their secrets). Lists the platform's keys in id order a page at a time, with
-   * a hint of each secret and when it expires or was revoked. Platform keys only. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Lists the platform's keys in id order, a page at a time, with a hint of each secret (never the secret) and when it
+   * expires or was revoked. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`.
    */
   listApiKeys: {
     path: "/scheduling.v1.ApiKeyService/ListApiKeys" as const,
@@ -863,9 +862,9 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): ListApiKeysResponse => ListApiKeysResponse.decode(value),
   },
   /**
-   * Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms. Answers the key
-   * with `revoked_at`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`,
-   * NOT_FOUND `API_KEY_NOT_FOUND`.
+   * Revokes a key of the platform at once (it is refused everywhere within 500 ms) and answers it with `revoked_at`.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, NOT_FOUND
+   * `API_KEY_NOT_FOUND`.
    */
   revokeApiKey: {
     path: "/scheduling.v1.ApiKeyService/RevokeApiKey" as const,
@@ -881,41 +880,39 @@ export const ApiKeyServiceService = {
 
 export interface ApiKeyServiceServer extends UntypedServiceImplementation {
   /**
-   * Who the credentials are: key, type, mode, platform, and the organization the call acts in (unset for a platform
-   * key without `service-organization-id`). Any key. Tells which key is calling, its type and mode, and which
-   * organization the call acts in; useful to check a key and a `service-organization-id` metadata before other calls.
-   * Any API key.
+   * Tells which key is calling, its type and mode, its platform, and which organization the call acts in (unset for a
+   * platform key without `service-organization-id`); useful to check a key and that metadata before other calls. Any
+   * API key.
    */
   getCaller: handleUnaryCall<GetCallerRequest, GetCallerResponse>;
   /**
-   * Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of the caller's
-   * platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the
-   * platform's default organization; an organization key to `organization_id` (default: the organization the call
-   * acts in). Live key types need a live key (a test key: PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform
-   * keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Creates a key of the caller's platform and answers it once with its secret (`key`); only a hash is stored. A
+   * platform key type belongs to the platform's default organization; an organization key to `organization_id`
+   * (default: the organization the call acts in). Live key types need a live key (a test key creates only test keys:
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform keys only. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
   /**
-   * List the platform’s API keys (never their secrets). Lists the platform's keys in id order a page at a time, with
-   * a hint of each secret and when it expires or was revoked. Platform keys only. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Lists the platform's keys in id order, a page at a time, with a hint of each secret (never the secret) and when it
+   * expires or was revoked. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`.
    */
   listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
   /**
-   * Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms. Answers the key
-   * with `revoked_at`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`,
-   * NOT_FOUND `API_KEY_NOT_FOUND`.
+   * Revokes a key of the platform at once (it is refused everywhere within 500 ms) and answers it with `revoked_at`.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, NOT_FOUND
+   * `API_KEY_NOT_FOUND`.
    */
   revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
 }
 
 export interface ApiKeyServiceClient extends Client {
   /**
-   * Who the credentials are: key, type, mode, platform, and the organization the call acts in (unset for a platform
-   * key without `service-organization-id`). Any key. Tells which key is calling, its type and mode, and which
-   * organization the call acts in; useful to check a key and a `service-organization-id` metadata before other calls.
-   * Any API key.
+   * Tells which key is calling, its type and mode, its platform, and which organization the call acts in (unset for a
+   * platform key without `service-organization-id`); useful to check a key and that metadata before other calls. Any
+   * API key.
    */
   getCaller(
     request: GetCallerRequest,
@@ -933,12 +930,12 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetCallerResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of the caller's
-   * platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the
-   * platform's default organization; an organization key to `organization_id` (default: the organization the call
-   * acts in). Live key types need a live key (a test key: PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform
-   * keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Creates a key of the caller's platform and answers it once with its secret (`key`); only a hash is stored. A
+   * platform key type belongs to the platform's default organization; an organization key to `organization_id`
+   * (default: the organization the call acts in). Live key types need a live key (a test key creates only test keys:
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform keys only. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   createApiKey(
     request: CreateApiKeyRequest,
@@ -956,9 +953,9 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List the platform’s API keys (never their secrets). Lists the platform's keys in id order a page at a time, with
-   * a hint of each secret and when it expires or was revoked. Platform keys only. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Lists the platform's keys in id order, a page at a time, with a hint of each secret (never the secret) and when it
+   * expires or was revoked. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`.
    */
   listApiKeys(
     request: ListApiKeysRequest,
@@ -976,9 +973,9 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms. Answers the key
-   * with `revoked_at`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`,
-   * NOT_FOUND `API_KEY_NOT_FOUND`.
+   * Revokes a key of the platform at once (it is refused everywhere within 500 ms) and answers it with `revoked_at`.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, NOT_FOUND
+   * `API_KEY_NOT_FOUND`.
    */
   revokeApiKey(
     request: RevokeApiKeyRequest,

@@ -1194,9 +1194,9 @@ export const CalendarServiceService = {
     responseDeserialize: (value: Buffer): GetCalendarConnectionResponse => GetCalendarConnectionResponse.decode(value),
   },
   /**
-   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
-   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
-   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * Changes a schedule: a weekday sent replaces that weekday; title, overrides and `external_calendar` are cleared when
+   * named in the mask and unset; the resulting schedule is validated as a whole. The provider cannot be changed
+   * (INVALID_ARGUMENT on `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection: {
@@ -1251,9 +1251,9 @@ export interface CalendarServiceServer extends UntypedServiceImplementation {
    */
   getCalendarConnection: handleUnaryCall<GetCalendarConnectionRequest, GetCalendarConnectionResponse>;
   /**
-   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
-   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
-   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * Changes a schedule: a weekday sent replaces that weekday; title, overrides and `external_calendar` are cleared when
+   * named in the mask and unset; the resulting schedule is validated as a whole. The provider cannot be changed
+   * (INVALID_ARGUMENT on `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection: handleUnaryCall<UpdateCalendarConnectionRequest, UpdateCalendarConnectionResponse>;
@@ -1326,9 +1326,9 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
-   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
-   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * Changes a schedule: a weekday sent replaces that weekday; title, overrides and `external_calendar` are cleared when
+   * named in the mask and unset; the resulting schedule is validated as a whole. The provider cannot be changed
+   * (INVALID_ARGUMENT on `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection(

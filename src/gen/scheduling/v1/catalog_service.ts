@@ -1571,13 +1571,13 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): GetServiceResponse => GetServiceResponse.decode(value),
   },
   /**
-   * Change a service; the fields sent change, unset clears price, currency or modality (`slot_interval_minutes`
-   * unset: the duration). A new title gives a new slug (a slug the provider already has is ABORTED
-   * `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1 when something changed. Validated as on
-   * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
-   * (INVALID_ARGUMENT on `provider_id`). A slot interval that equalled the duration follows a new duration. Bookings
-   * already made keep their times; resolutions made afterwards use the new values. Errors beyond the common ones:
-   * NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Changes a service: the fields sent change; price, currency and modality are cleared when named in the mask and
+   * unset (`slot_interval_minutes` then follows the duration). A new title gives a new slug (one the provider already
+   * has is ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Validated as on create, and the service after the
+   * change as a whole (a price needs a currency). The provider cannot be changed (INVALID_ARGUMENT on `provider_id`). A
+   * slot interval that equalled the duration follows a new duration. Bookings already made keep their times;
+   * resolutions made afterwards use the new values. Advances the provider graph version when something changed. Errors
+   * beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateService: {
     path: "/scheduling.v1.CatalogService/UpdateService" as const,
@@ -1639,13 +1639,13 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
   /** Reads one service of the organization. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. */
   getService: handleUnaryCall<GetServiceRequest, GetServiceResponse>;
   /**
-   * Change a service; the fields sent change, unset clears price, currency or modality (`slot_interval_minutes`
-   * unset: the duration). A new title gives a new slug (a slug the provider already has is ABORTED
-   * `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1 when something changed. Validated as on
-   * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
-   * (INVALID_ARGUMENT on `provider_id`). A slot interval that equalled the duration follows a new duration. Bookings
-   * already made keep their times; resolutions made afterwards use the new values. Errors beyond the common ones:
-   * NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Changes a service: the fields sent change; price, currency and modality are cleared when named in the mask and
+   * unset (`slot_interval_minutes` then follows the duration). A new title gives a new slug (one the provider already
+   * has is ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Validated as on create, and the service after the
+   * change as a whole (a price needs a currency). The provider cannot be changed (INVALID_ARGUMENT on `provider_id`). A
+   * slot interval that equalled the duration follows a new duration. Bookings already made keep their times;
+   * resolutions made afterwards use the new values. Advances the provider graph version when something changed. Errors
+   * beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateService: handleUnaryCall<UpdateServiceRequest, UpdateServiceResponse>;
   /**
@@ -1721,13 +1721,13 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetServiceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Change a service; the fields sent change, unset clears price, currency or modality (`slot_interval_minutes`
-   * unset: the duration). A new title gives a new slug (a slug the provider already has is ABORTED
-   * `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1 when something changed. Validated as on
-   * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
-   * (INVALID_ARGUMENT on `provider_id`). A slot interval that equalled the duration follows a new duration. Bookings
-   * already made keep their times; resolutions made afterwards use the new values. Errors beyond the common ones:
-   * NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Changes a service: the fields sent change; price, currency and modality are cleared when named in the mask and
+   * unset (`slot_interval_minutes` then follows the duration). A new title gives a new slug (one the provider already
+   * has is ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Validated as on create, and the service after the
+   * change as a whole (a price needs a currency). The provider cannot be changed (INVALID_ARGUMENT on `provider_id`). A
+   * slot interval that equalled the duration follows a new duration. Bookings already made keep their times;
+   * resolutions made afterwards use the new values. Advances the provider graph version when something changed. Errors
+   * beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateService(
     request: UpdateServiceRequest,

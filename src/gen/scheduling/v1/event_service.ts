@@ -507,11 +507,10 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
 export type EventServiceService = typeof EventServiceService;
 export const EventServiceService = {
   /**
-   * List the organization’s events of the last 30 days newest first, optionally of one `type`, from `since` on, or of
-   * one key `key_mode`; each item is exactly the envelope a webhook delivery of it carries. Reconciliation for
-   * webhook consumers: read what was emitted while a receiver was down, deduplicating on the event `id` (the
-   * `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys both read every event of their
-   * organization.
+   * Lists the organization's events of the last 30 days, newest first, optionally of one `type`, from `since` on, or of
+   * one `key_mode`; each item is exactly the envelope a webhook delivery of it carries. For reconciliation: read what
+   * was emitted while a receiver was down, deduplicating on the event `id` (the `webhook-id` of its deliveries). Test
+   * and live keys both read every event of their organization.
    */
   listEvents: {
     path: "/scheduling.v1.EventService/ListEvents" as const,
@@ -523,9 +522,9 @@ export const EventServiceService = {
     responseDeserialize: (value: Buffer): ListEventsResponse => ListEventsResponse.decode(value),
   },
   /**
-   * Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id; NOT_FOUND
-   * `EVENT_NOT_FOUND` when no event has the id or it is older than 30 days, PERMISSION_DENIED `FORBIDDEN` when it
-   * belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`.
+   * Reads one event of the last 30 days by id: the envelope its webhook deliveries carry. PERMISSION_DENIED `FORBIDDEN`
+   * when it belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND` (no such id, or
+   * older than 30 days).
    */
   getEvent: {
     path: "/scheduling.v1.EventService/GetEvent" as const,
@@ -540,28 +539,26 @@ export const EventServiceService = {
 
 export interface EventServiceServer extends UntypedServiceImplementation {
   /**
-   * List the organization’s events of the last 30 days newest first, optionally of one `type`, from `since` on, or of
-   * one key `key_mode`; each item is exactly the envelope a webhook delivery of it carries. Reconciliation for
-   * webhook consumers: read what was emitted while a receiver was down, deduplicating on the event `id` (the
-   * `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys both read every event of their
-   * organization.
+   * Lists the organization's events of the last 30 days, newest first, optionally of one `type`, from `since` on, or of
+   * one `key_mode`; each item is exactly the envelope a webhook delivery of it carries. For reconciliation: read what
+   * was emitted while a receiver was down, deduplicating on the event `id` (the `webhook-id` of its deliveries). Test
+   * and live keys both read every event of their organization.
    */
   listEvents: handleUnaryCall<ListEventsRequest, ListEventsResponse>;
   /**
-   * Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id; NOT_FOUND
-   * `EVENT_NOT_FOUND` when no event has the id or it is older than 30 days, PERMISSION_DENIED `FORBIDDEN` when it
-   * belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`.
+   * Reads one event of the last 30 days by id: the envelope its webhook deliveries carry. PERMISSION_DENIED `FORBIDDEN`
+   * when it belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND` (no such id, or
+   * older than 30 days).
    */
   getEvent: handleUnaryCall<GetEventRequest, GetEventResponse>;
 }
 
 export interface EventServiceClient extends Client {
   /**
-   * List the organization’s events of the last 30 days newest first, optionally of one `type`, from `since` on, or of
-   * one key `key_mode`; each item is exactly the envelope a webhook delivery of it carries. Reconciliation for
-   * webhook consumers: read what was emitted while a receiver was down, deduplicating on the event `id` (the
-   * `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys both read every event of their
-   * organization.
+   * Lists the organization's events of the last 30 days, newest first, optionally of one `type`, from `since` on, or of
+   * one `key_mode`; each item is exactly the envelope a webhook delivery of it carries. For reconciliation: read what
+   * was emitted while a receiver was down, deduplicating on the event `id` (the `webhook-id` of its deliveries). Test
+   * and live keys both read every event of their organization.
    */
   listEvents(
     request: ListEventsRequest,
@@ -579,9 +576,9 @@ export interface EventServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListEventsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id; NOT_FOUND
-   * `EVENT_NOT_FOUND` when no event has the id or it is older than 30 days, PERMISSION_DENIED `FORBIDDEN` when it
-   * belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`.
+   * Reads one event of the last 30 days by id: the envelope its webhook deliveries carry. PERMISSION_DENIED `FORBIDDEN`
+   * when it belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND` (no such id, or
+   * older than 30 days).
    */
   getEvent(
     request: GetEventRequest,

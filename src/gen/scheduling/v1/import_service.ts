@@ -842,11 +842,10 @@ export const ListProviderImportsResponse_Page: MessageFns<ListProviderImportsRes
 export type ImportServiceService = typeof ImportServiceService;
 export const ImportServiceService = {
   /**
-   * Submit up to 500 providers for asynchronous import. Queues an import job and answers with its id at once; rows
-   * are validated and applied by a worker in one transaction (`dry_run` rolls it back and only reports). Mode
-   * `upsert` (default), `create_only` or `update_only`; `deactivate_missing` deactivates providers absent from the
-   * batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`,
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Queues an import job of up to 500 providers and answers with its id at once; a worker validates and applies the
+   * rows in one transaction (`dry_run` rolls it back and only reports). Mode `upsert` (default), `create_only` or
+   * `update_only`; `deactivate_missing` deactivates providers absent from the batch. Platform keys only. Errors beyond
+   * the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createProviderImport: {
     path: "/scheduling.v1.ImportService/CreateProviderImport" as const,
@@ -860,9 +859,8 @@ export const ImportServiceService = {
     responseDeserialize: (value: Buffer): CreateProviderImportResponse => CreateProviderImportResponse.decode(value),
   },
   /**
-   * Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until `status` is
-   * `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones: NOT_FOUND
-   * `IMPORT_NOT_FOUND`.
+   * Reads an import job: status, progress, summary, per-row errors and outcomes. Poll it until `status` is `completed`
+   * or `failed`. Errors beyond the common ones: NOT_FOUND `IMPORT_NOT_FOUND`.
    */
   getProviderImport: {
     path: "/scheduling.v1.ImportService/GetProviderImport" as const,
@@ -876,9 +874,8 @@ export const ImportServiceService = {
     responseDeserialize: (value: Buffer): GetProviderImportResponse => GetProviderImportResponse.decode(value),
   },
   /**
-   * With `import_id`: that job; without: the jobs, newest first. Lists the organization's import jobs, or answers one
-   * job when `import_id` is given (NOT_FOUND `IMPORT_NOT_FOUND` when it is unknown). Errors beyond the common ones:
-   * NOT_FOUND `IMPORT_NOT_FOUND`.
+   * Lists the organization's import jobs, newest first, or answers one job when `import_id` is given. Errors beyond the
+   * common ones: NOT_FOUND `IMPORT_NOT_FOUND` (an unknown `import_id`).
    */
   listProviderImports: {
     path: "/scheduling.v1.ImportService/ListProviderImports" as const,
@@ -895,34 +892,30 @@ export const ImportServiceService = {
 
 export interface ImportServiceServer extends UntypedServiceImplementation {
   /**
-   * Submit up to 500 providers for asynchronous import. Queues an import job and answers with its id at once; rows
-   * are validated and applied by a worker in one transaction (`dry_run` rolls it back and only reports). Mode
-   * `upsert` (default), `create_only` or `update_only`; `deactivate_missing` deactivates providers absent from the
-   * batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`,
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Queues an import job of up to 500 providers and answers with its id at once; a worker validates and applies the
+   * rows in one transaction (`dry_run` rolls it back and only reports). Mode `upsert` (default), `create_only` or
+   * `update_only`; `deactivate_missing` deactivates providers absent from the batch. Platform keys only. Errors beyond
+   * the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createProviderImport: handleUnaryCall<CreateProviderImportRequest, CreateProviderImportResponse>;
   /**
-   * Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until `status` is
-   * `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones: NOT_FOUND
-   * `IMPORT_NOT_FOUND`.
+   * Reads an import job: status, progress, summary, per-row errors and outcomes. Poll it until `status` is `completed`
+   * or `failed`. Errors beyond the common ones: NOT_FOUND `IMPORT_NOT_FOUND`.
    */
   getProviderImport: handleUnaryCall<GetProviderImportRequest, GetProviderImportResponse>;
   /**
-   * With `import_id`: that job; without: the jobs, newest first. Lists the organization's import jobs, or answers one
-   * job when `import_id` is given (NOT_FOUND `IMPORT_NOT_FOUND` when it is unknown). Errors beyond the common ones:
-   * NOT_FOUND `IMPORT_NOT_FOUND`.
+   * Lists the organization's import jobs, newest first, or answers one job when `import_id` is given. Errors beyond the
+   * common ones: NOT_FOUND `IMPORT_NOT_FOUND` (an unknown `import_id`).
    */
   listProviderImports: handleUnaryCall<ListProviderImportsRequest, ListProviderImportsResponse>;
 }
 
 export interface ImportServiceClient extends Client {
   /**
-   * Submit up to 500 providers for asynchronous import. Queues an import job and answers with its id at once; rows
-   * are validated and applied by a worker in one transaction (`dry_run` rolls it back and only reports). Mode
-   * `upsert` (default), `create_only` or `update_only`; `deactivate_missing` deactivates providers absent from the
-   * batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`,
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Queues an import job of up to 500 providers and answers with its id at once; a worker validates and applies the
+   * rows in one transaction (`dry_run` rolls it back and only reports). Mode `upsert` (default), `create_only` or
+   * `update_only`; `deactivate_missing` deactivates providers absent from the batch. Platform keys only. Errors beyond
+   * the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createProviderImport(
     request: CreateProviderImportRequest,
@@ -940,9 +933,8 @@ export interface ImportServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateProviderImportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until `status` is
-   * `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones: NOT_FOUND
-   * `IMPORT_NOT_FOUND`.
+   * Reads an import job: status, progress, summary, per-row errors and outcomes. Poll it until `status` is `completed`
+   * or `failed`. Errors beyond the common ones: NOT_FOUND `IMPORT_NOT_FOUND`.
    */
   getProviderImport(
     request: GetProviderImportRequest,
@@ -960,9 +952,8 @@ export interface ImportServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetProviderImportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * With `import_id`: that job; without: the jobs, newest first. Lists the organization's import jobs, or answers one
-   * job when `import_id` is given (NOT_FOUND `IMPORT_NOT_FOUND` when it is unknown). Errors beyond the common ones:
-   * NOT_FOUND `IMPORT_NOT_FOUND`.
+   * Lists the organization's import jobs, newest first, or answers one job when `import_id` is given. Errors beyond the
+   * common ones: NOT_FOUND `IMPORT_NOT_FOUND` (an unknown `import_id`).
    */
   listProviderImports(
     request: ListProviderImportsRequest,

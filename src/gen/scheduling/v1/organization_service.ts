@@ -1000,10 +1000,9 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {
   /**
-   * Create an organization. Creates an organization in the caller's platform with its settings (plan `free`,
-   * allowUnverifiable false and no timezone unless given). `external_id` is unique per platform: a repeat is ABORTED.
-   * Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED
-   * `PLATFORM_KEY_REQUIRED`.
+   * Creates an organization in the caller's platform with its settings (plan `free`, `allow_unverifiable` false and no
+   * time zone unless given). `external_id` is unique per platform. Platform keys only. Errors beyond the common ones:
+   * ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createOrganization: {
     path: "/scheduling.v1.OrganizationService/CreateOrganization" as const,
@@ -1017,8 +1016,8 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): CreateOrganizationResponse => CreateOrganizationResponse.decode(value),
   },
   /**
-   * List the organizations the key may see. Lists organizations in id order a page at a time. Any API key: a platform
-   * key sees its platform's organizations, an organization key its own.
+   * Lists the organizations the key may see, in id order, a page at a time: a platform key its platform's
+   * organizations, an organization key its own. Any API key.
    */
   listOrganizations: {
     path: "/scheduling.v1.OrganizationService/ListOrganizations" as const,
@@ -1032,9 +1031,9 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): ListOrganizationsResponse => ListOrganizationsResponse.decode(value),
   },
   /**
-   * Read an organization. Answers one organization with its settings and provider graph version. Any API key of the
-   * organization's platform; an organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`).
-   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Reads one organization with its settings and provider graph version. Any API key of the organization's platform; an
+   * organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones:
+   * NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganization: {
     path: "/scheduling.v1.OrganizationService/GetOrganization" as const,
@@ -1048,11 +1047,10 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): GetOrganizationResponse => GetOrganizationResponse.decode(value),
   },
   /**
-   * An organization with counts of what it holds (providers, services, bookings by status, resolutions of the last 24
-   * hours, active holds, open manual-review entries, webhook deliveries by status, audit events), for the console.
-   * Visible as GetOrganization is. Answers the organization and live counts of what it holds, computed when asked
-   * (`generated_at`). Any API key of the organization's platform; an organization key only for its own organization
-   * (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * An organization with live counts of what it holds (providers, services, bookings by status, resolutions of the last
+   * 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit events), computed when
+   * asked (`generated_at`), for the console. Visible as GetOrganization is. Errors beyond the common ones: NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   getOrganizationOverview: {
     path: "/scheduling.v1.OrganizationService/GetOrganizationOverview" as const,
@@ -1067,9 +1065,8 @@ export const OrganizationServiceService = {
       GetOrganizationOverviewResponse.decode(value),
   },
   /**
-   * Update an organization’s name and settings. Changes the name and merges the given settings into the
-   * organization's settings; other fields stay. Platform keys only. Errors beyond the common ones: NOT_FOUND
-   * `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Changes an organization's name and merges the given settings into its settings; other fields stay. Platform keys
+   * only. Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   updateOrganization: {
     path: "/scheduling.v1.OrganizationService/UpdateOrganization" as const,
@@ -1086,45 +1083,41 @@ export const OrganizationServiceService = {
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
   /**
-   * Create an organization. Creates an organization in the caller's platform with its settings (plan `free`,
-   * allowUnverifiable false and no timezone unless given). `external_id` is unique per platform: a repeat is ABORTED.
-   * Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED
-   * `PLATFORM_KEY_REQUIRED`.
+   * Creates an organization in the caller's platform with its settings (plan `free`, `allow_unverifiable` false and no
+   * time zone unless given). `external_id` is unique per platform. Platform keys only. Errors beyond the common ones:
+   * ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createOrganization: handleUnaryCall<CreateOrganizationRequest, CreateOrganizationResponse>;
   /**
-   * List the organizations the key may see. Lists organizations in id order a page at a time. Any API key: a platform
-   * key sees its platform's organizations, an organization key its own.
+   * Lists the organizations the key may see, in id order, a page at a time: a platform key its platform's
+   * organizations, an organization key its own. Any API key.
    */
   listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
   /**
-   * Read an organization. Answers one organization with its settings and provider graph version. Any API key of the
-   * organization's platform; an organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`).
-   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Reads one organization with its settings and provider graph version. Any API key of the organization's platform; an
+   * organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones:
+   * NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganization: handleUnaryCall<GetOrganizationRequest, GetOrganizationResponse>;
   /**
-   * An organization with counts of what it holds (providers, services, bookings by status, resolutions of the last 24
-   * hours, active holds, open manual-review entries, webhook deliveries by status, audit events), for the console.
-   * Visible as GetOrganization is. Answers the organization and live counts of what it holds, computed when asked
-   * (`generated_at`). Any API key of the organization's platform; an organization key only for its own organization
-   * (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * An organization with live counts of what it holds (providers, services, bookings by status, resolutions of the last
+   * 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit events), computed when
+   * asked (`generated_at`), for the console. Visible as GetOrganization is. Errors beyond the common ones: NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   getOrganizationOverview: handleUnaryCall<GetOrganizationOverviewRequest, GetOrganizationOverviewResponse>;
   /**
-   * Update an organization’s name and settings. Changes the name and merges the given settings into the
-   * organization's settings; other fields stay. Platform keys only. Errors beyond the common ones: NOT_FOUND
-   * `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Changes an organization's name and merges the given settings into its settings; other fields stay. Platform keys
+   * only. Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
 }
 
 export interface OrganizationServiceClient extends Client {
   /**
-   * Create an organization. Creates an organization in the caller's platform with its settings (plan `free`,
-   * allowUnverifiable false and no timezone unless given). `external_id` is unique per platform: a repeat is ABORTED.
-   * Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED
-   * `PLATFORM_KEY_REQUIRED`.
+   * Creates an organization in the caller's platform with its settings (plan `free`, `allow_unverifiable` false and no
+   * time zone unless given). `external_id` is unique per platform. Platform keys only. Errors beyond the common ones:
+   * ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createOrganization(
     request: CreateOrganizationRequest,
@@ -1142,8 +1135,8 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List the organizations the key may see. Lists organizations in id order a page at a time. Any API key: a platform
-   * key sees its platform's organizations, an organization key its own.
+   * Lists the organizations the key may see, in id order, a page at a time: a platform key its platform's
+   * organizations, an organization key its own. Any API key.
    */
   listOrganizations(
     request: ListOrganizationsRequest,
@@ -1161,9 +1154,9 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read an organization. Answers one organization with its settings and provider graph version. Any API key of the
-   * organization's platform; an organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`).
-   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Reads one organization with its settings and provider graph version. Any API key of the organization's platform; an
+   * organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones:
+   * NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganization(
     request: GetOrganizationRequest,
@@ -1181,11 +1174,10 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * An organization with counts of what it holds (providers, services, bookings by status, resolutions of the last 24
-   * hours, active holds, open manual-review entries, webhook deliveries by status, audit events), for the console.
-   * Visible as GetOrganization is. Answers the organization and live counts of what it holds, computed when asked
-   * (`generated_at`). Any API key of the organization's platform; an organization key only for its own organization
-   * (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * An organization with live counts of what it holds (providers, services, bookings by status, resolutions of the last
+   * 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit events), computed when
+   * asked (`generated_at`), for the console. Visible as GetOrganization is. Errors beyond the common ones: NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   getOrganizationOverview(
     request: GetOrganizationOverviewRequest,
@@ -1203,9 +1195,8 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetOrganizationOverviewResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Update an organization’s name and settings. Changes the name and merges the given settings into the
-   * organization's settings; other fields stay. Platform keys only. Errors beyond the common ones: NOT_FOUND
-   * `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Changes an organization's name and merges the given settings into its settings; other fields stay. Platform keys
+   * only. Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   updateOrganization(
     request: UpdateOrganizationRequest,

@@ -1780,11 +1780,10 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
 export type RankingPolicyServiceService = typeof RankingPolicyServiceService;
 export const RankingPolicyServiceService = {
   /**
-   * Create a ranking policy as a draft. Weight keys left out take the default policy's weights (preferredLanguage 30,
-   * preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15);
-   * `tie_breaker_order` default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is
-   * INVALID_ARGUMENT with field `weights.<key>`. Creates a draft policy; resolutions use it only after
-   * ActivateRankingPolicy.
+   * Creates a draft policy; resolutions use it only after ActivateRankingPolicy. Weight keys left out take the default
+   * policy's weights (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40,
+   * workloadBalance 10, preferredLocation 15); `tie_breaker_order` defaults to earliest_start, lowest_workload,
+   * provider_id. A hard-constraint key in weights is INVALID_ARGUMENT with field `weights.<key>`.
    */
   createRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/CreateRankingPolicy" as const,
@@ -1797,10 +1796,7 @@ export const RankingPolicyServiceService = {
       Buffer.from(CreateRankingPolicyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateRankingPolicyResponse => CreateRankingPolicyResponse.decode(value),
   },
-  /**
-   * List the organization's ranking policies, oldest first; a page at a time. Lists the organization's policies,
-   * optionally of one status.
-   */
+  /** Lists the organization's policies, oldest first, optionally of one status, a page at a time. */
   listRankingPolicies: {
     path: "/scheduling.v1.RankingPolicyService/ListRankingPolicies" as const,
     requestStream: false as const,
@@ -1813,8 +1809,8 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): ListRankingPoliciesResponse => ListRankingPoliciesResponse.decode(value),
   },
   /**
-   * Read a ranking policy (its working copy and active version number). Answers one policy of the organization.
-   * Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Reads one policy of the organization: its working copy and active version number. Errors beyond the common ones:
+   * NOT_FOUND `POLICY_NOT_FOUND`.
    */
   getRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/GetRankingPolicy" as const,
@@ -1828,9 +1824,9 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): GetRankingPolicyResponse => GetRankingPolicyResponse.decode(value),
   },
   /**
-   * Edit the working copy: weights given are merged key by key, `tie_breaker_order` replaces. Resolutions keep using
-   * the active version until the policy is activated again. Changes the policy's name, weights or tie-breakers in its
-   * working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Edits the policy's working copy: name, weights (merged key by key) and tie-breakers (replaced). Resolutions keep
+   * using the active version until the policy is activated again. Errors beyond the common ones: NOT_FOUND
+   * `POLICY_NOT_FOUND`.
    */
   updateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/UpdateRankingPolicy" as const,
@@ -1844,9 +1840,9 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): UpdateRankingPolicyResponse => UpdateRankingPolicyResponse.decode(value),
   },
   /**
-   * Snapshot the working copy as version N+1 and make the policy the organization's active one (the previously active
-   * policy becomes inactive). Rollback: set the weights back and activate again. Makes the working copy a new
-   * immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Snapshots the working copy as an immutable version N+1, used by new resolutions, and makes the policy the
+   * organization's active one (the previously active policy becomes inactive). Rollback: set the weights back and
+   * activate again. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   activateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/ActivateRankingPolicy" as const,
@@ -1860,8 +1856,8 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): ActivateRankingPolicyResponse => ActivateRankingPolicyResponse.decode(value),
   },
   /**
-   * List the immutable version snapshots of a policy, oldest first. Lists the versions activate made, each with its
-   * weights and tie-breakers; a page at a time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Lists the immutable versions activation made, oldest first, each with its weights and tie-breakers, a page at a
+   * time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   listRankingPolicyVersions: {
     path: "/scheduling.v1.RankingPolicyService/ListRankingPolicyVersions" as const,
@@ -1877,10 +1873,9 @@ export const RankingPolicyServiceService = {
       ListRankingPolicyVersionsResponse.decode(value),
   },
   /**
-   * Rank hypothetical candidates with the working copy (as a resolution would: score, availability density,
-   * tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing. Dry-runs the working
-   * copy on candidates you give, to see ranks and factor points before activating. Errors beyond the common ones:
-   * NOT_FOUND `POLICY_NOT_FOUND`.
+   * Dry-runs the working copy on candidates you give, ranking them as a resolution would (score, availability density,
+   * tie-breakers), to see ranks and factor points before activating. Workloads are taken as equal and continuity never
+   * applies. Writes nothing. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   simulateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/SimulateRankingPolicy" as const,
@@ -1897,56 +1892,50 @@ export const RankingPolicyServiceService = {
 
 export interface RankingPolicyServiceServer extends UntypedServiceImplementation {
   /**
-   * Create a ranking policy as a draft. Weight keys left out take the default policy's weights (preferredLanguage 30,
-   * preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15);
-   * `tie_breaker_order` default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is
-   * INVALID_ARGUMENT with field `weights.<key>`. Creates a draft policy; resolutions use it only after
-   * ActivateRankingPolicy.
+   * Creates a draft policy; resolutions use it only after ActivateRankingPolicy. Weight keys left out take the default
+   * policy's weights (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40,
+   * workloadBalance 10, preferredLocation 15); `tie_breaker_order` defaults to earliest_start, lowest_workload,
+   * provider_id. A hard-constraint key in weights is INVALID_ARGUMENT with field `weights.<key>`.
    */
   createRankingPolicy: handleUnaryCall<CreateRankingPolicyRequest, CreateRankingPolicyResponse>;
-  /**
-   * List the organization's ranking policies, oldest first; a page at a time. Lists the organization's policies,
-   * optionally of one status.
-   */
+  /** Lists the organization's policies, oldest first, optionally of one status, a page at a time. */
   listRankingPolicies: handleUnaryCall<ListRankingPoliciesRequest, ListRankingPoliciesResponse>;
   /**
-   * Read a ranking policy (its working copy and active version number). Answers one policy of the organization.
-   * Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Reads one policy of the organization: its working copy and active version number. Errors beyond the common ones:
+   * NOT_FOUND `POLICY_NOT_FOUND`.
    */
   getRankingPolicy: handleUnaryCall<GetRankingPolicyRequest, GetRankingPolicyResponse>;
   /**
-   * Edit the working copy: weights given are merged key by key, `tie_breaker_order` replaces. Resolutions keep using
-   * the active version until the policy is activated again. Changes the policy's name, weights or tie-breakers in its
-   * working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Edits the policy's working copy: name, weights (merged key by key) and tie-breakers (replaced). Resolutions keep
+   * using the active version until the policy is activated again. Errors beyond the common ones: NOT_FOUND
+   * `POLICY_NOT_FOUND`.
    */
   updateRankingPolicy: handleUnaryCall<UpdateRankingPolicyRequest, UpdateRankingPolicyResponse>;
   /**
-   * Snapshot the working copy as version N+1 and make the policy the organization's active one (the previously active
-   * policy becomes inactive). Rollback: set the weights back and activate again. Makes the working copy a new
-   * immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Snapshots the working copy as an immutable version N+1, used by new resolutions, and makes the policy the
+   * organization's active one (the previously active policy becomes inactive). Rollback: set the weights back and
+   * activate again. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   activateRankingPolicy: handleUnaryCall<ActivateRankingPolicyRequest, ActivateRankingPolicyResponse>;
   /**
-   * List the immutable version snapshots of a policy, oldest first. Lists the versions activate made, each with its
-   * weights and tie-breakers; a page at a time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Lists the immutable versions activation made, oldest first, each with its weights and tie-breakers, a page at a
+   * time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   listRankingPolicyVersions: handleUnaryCall<ListRankingPolicyVersionsRequest, ListRankingPolicyVersionsResponse>;
   /**
-   * Rank hypothetical candidates with the working copy (as a resolution would: score, availability density,
-   * tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing. Dry-runs the working
-   * copy on candidates you give, to see ranks and factor points before activating. Errors beyond the common ones:
-   * NOT_FOUND `POLICY_NOT_FOUND`.
+   * Dry-runs the working copy on candidates you give, ranking them as a resolution would (score, availability density,
+   * tie-breakers), to see ranks and factor points before activating. Workloads are taken as equal and continuity never
+   * applies. Writes nothing. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   simulateRankingPolicy: handleUnaryCall<SimulateRankingPolicyRequest, SimulateRankingPolicyResponse>;
 }
 
 export interface RankingPolicyServiceClient extends Client {
   /**
-   * Create a ranking policy as a draft. Weight keys left out take the default policy's weights (preferredLanguage 30,
-   * preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15);
-   * `tie_breaker_order` default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is
-   * INVALID_ARGUMENT with field `weights.<key>`. Creates a draft policy; resolutions use it only after
-   * ActivateRankingPolicy.
+   * Creates a draft policy; resolutions use it only after ActivateRankingPolicy. Weight keys left out take the default
+   * policy's weights (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40,
+   * workloadBalance 10, preferredLocation 15); `tie_breaker_order` defaults to earliest_start, lowest_workload,
+   * provider_id. A hard-constraint key in weights is INVALID_ARGUMENT with field `weights.<key>`.
    */
   createRankingPolicy(
     request: CreateRankingPolicyRequest,
@@ -1963,10 +1952,7 @@ export interface RankingPolicyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateRankingPolicyResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * List the organization's ranking policies, oldest first; a page at a time. Lists the organization's policies,
-   * optionally of one status.
-   */
+  /** Lists the organization's policies, oldest first, optionally of one status, a page at a time. */
   listRankingPolicies(
     request: ListRankingPoliciesRequest,
     callback: (error: ServiceError | null, response: ListRankingPoliciesResponse) => void,
@@ -1983,88 +1969,87 @@ export interface RankingPolicyServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListRankingPoliciesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a ranking policy (its working copy and active version number). Answers one policy of the organization.
-   * Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
-   */
-  getRankingPolicy(
-    request: GetRankingPolicyRequest,
-    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  getRankingPolicy(
-    request: GetRankingPolicyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  getRankingPolicy(
-    request: GetRankingPolicyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * Edit the working copy: weights given are merged key by key, `tie_breaker_order` replaces. Resolutions keep using
-   * the active version until the policy is activated again. Changes the policy's name, weights or tie-breakers in its
-   * working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
-   */
-  updateRankingPolicy(
-    request: UpdateRankingPolicyRequest,
-    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  updateRankingPolicy(
-    request: UpdateRankingPolicyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  updateRankingPolicy(
-    request: UpdateRankingPolicyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * Snapshot the working copy as version N+1 and make the policy the organization's active one (the previously active
-   * policy becomes inactive). Rollback: set the weights back and activate again. Makes the working copy a new
-   * immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
-   */
-  activateRankingPolicy(
-    request: ActivateRankingPolicyRequest,
-    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  activateRankingPolicy(
-    request: ActivateRankingPolicyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  activateRankingPolicy(
-    request: ActivateRankingPolicyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * List the immutable version snapshots of a policy, oldest first. Lists the versions activate made, each with its
-   * weights and tie-breakers; a page at a time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
-   */
-  listRankingPolicyVersions(
-    request: ListRankingPolicyVersionsRequest,
-    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
-  ): ClientUnaryCall;
-  listRankingPolicyVersions(
-    request: ListRankingPolicyVersionsRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
-  ): ClientUnaryCall;
-  listRankingPolicyVersions(
-    request: ListRankingPolicyVersionsRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * Rank hypothetical candidates with the working copy (as a resolution would: score, availability density,
-   * tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing. Dry-runs the working
-   * copy on candidates you give, to see ranks and factor points before activating. Errors beyond the common ones:
+   * Reads one policy of the organization: its working copy and active version number. Errors beyond the common ones:
    * NOT_FOUND `POLICY_NOT_FOUND`.
+   */
+  getRankingPolicy(
+    request: GetRankingPolicyRequest,
+    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  getRankingPolicy(
+    request: GetRankingPolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  getRankingPolicy(
+    request: GetRankingPolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Edits the policy's working copy: name, weights (merged key by key) and tie-breakers (replaced). Resolutions keep
+   * using the active version until the policy is activated again. Errors beyond the common ones: NOT_FOUND
+   * `POLICY_NOT_FOUND`.
+   */
+  updateRankingPolicy(
+    request: UpdateRankingPolicyRequest,
+    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  updateRankingPolicy(
+    request: UpdateRankingPolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  updateRankingPolicy(
+    request: UpdateRankingPolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Snapshots the working copy as an immutable version N+1, used by new resolutions, and makes the policy the
+   * organization's active one (the previously active policy becomes inactive). Rollback: set the weights back and
+   * activate again. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   */
+  activateRankingPolicy(
+    request: ActivateRankingPolicyRequest,
+    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  activateRankingPolicy(
+    request: ActivateRankingPolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  activateRankingPolicy(
+    request: ActivateRankingPolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Lists the immutable versions activation made, oldest first, each with its weights and tie-breakers, a page at a
+   * time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   */
+  listRankingPolicyVersions(
+    request: ListRankingPolicyVersionsRequest,
+    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listRankingPolicyVersions(
+    request: ListRankingPolicyVersionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listRankingPolicyVersions(
+    request: ListRankingPolicyVersionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Dry-runs the working copy on candidates you give, ranking them as a resolution would (score, availability density,
+   * tie-breakers), to see ranks and factor points before activating. Workloads are taken as equal and continuity never
+   * applies. Writes nothing. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   simulateRankingPolicy(
     request: SimulateRankingPolicyRequest,

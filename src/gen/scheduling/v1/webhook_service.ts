@@ -1255,9 +1255,8 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
 export type WebhookServiceService = typeof WebhookServiceService;
 export const WebhookServiceService = {
   /**
-   * Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL, event types
-   * and whether the webhook is active; NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook. Errors
-   * beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
+   * Reads the organization's webhook configuration (never its secret; test or live key): URL, event types and whether
+   * it is active. Errors beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED` (before the first UpdateWebhook).
    */
   getWebhook: {
     path: "/scheduling.v1.WebhookService/GetWebhook" as const,
@@ -1269,14 +1268,12 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): GetWebhookResponse => GetWebhookResponse.decode(value),
   },
   /**
-   * Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change
-   * it, PERMISSION_DENIED `LIVE_KEY_REQUIRED`). The answer carries `secret` on the first set-up and when
-   * `rotate_secret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours.
-   * `url` must be https and reach a public address (INVALID_ARGUMENT `VALIDATION_ERROR` on `url` otherwise;
-   * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
-   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
-   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`.
+   * Sets up or replaces where the organization's events are delivered, signed with the Standard Webhooks scheme. One
+   * configuration serves live and test mode, so only a live key changes it (a test key may read it). The answer carries
+   * `secret` on the first set-up and when `rotate_secret` is true; after a rotation the previous secret keeps signing
+   * beside the new one for 24 hours. `url` must be https and reach a public address (INVALID_ARGUMENT
+   * `VALIDATION_ERROR` on `url` otherwise; `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development). Errors beyond
+   * the common ones: PERMISSION_DENIED `LIVE_KEY_REQUIRED`.
    */
   updateWebhook: {
     path: "/scheduling.v1.WebhookService/UpdateWebhook" as const,
@@ -1289,9 +1286,8 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): UpdateWebhookResponse => UpdateWebhookResponse.decode(value),
   },
   /**
-   * Send a signed `webhook.test` event to the configured URL now (live key only) and report the receiver’s answer.
-   * Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a live key
-   * (PERMISSION_DENIED `LIVE_KEY_REQUIRED`) and a configured webhook. Errors beyond the common ones:
+   * Sends a signed `webhook.test` event to the configured URL now and reports the receiver's answer; nothing is
+   * recorded in the delivery log. Needs a live key and a configured webhook. Errors beyond the common ones:
    * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   testWebhook: {
@@ -1304,8 +1300,8 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): TestWebhookResponse => TestWebhookResponse.decode(value),
   },
   /**
-   * List delivery records newest first, optionally of one `delivery_status` or `event` type; `total` counts every
-   * match. Lists the organization's delivery records with their latest attempt; a page at a time.
+   * Lists the organization's delivery records with their latest attempt, newest first, optionally of one
+   * `delivery_status` or `event` type, a page at a time; `total` counts every match.
    */
   listWebhookDeliveries: {
     path: "/scheduling.v1.WebhookService/ListWebhookDeliveries" as const,
@@ -1319,8 +1315,8 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): ListWebhookDeliveriesResponse => ListWebhookDeliveriesResponse.decode(value),
   },
   /**
-   * Read a delivery record with every attempt, manual replays included. Answers one delivery record and its attempts,
-   * oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`.
+   * Reads one delivery record with every attempt, manual replays included, oldest first. Errors beyond the common ones:
+   * NOT_FOUND `DELIVERY_NOT_FOUND`.
    */
   getWebhookDelivery: {
     path: "/scheduling.v1.WebhookService/GetWebhookDelivery" as const,
@@ -1334,13 +1330,12 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): GetWebhookDeliveryResponse => GetWebhookDeliveryResponse.decode(value),
   },
   /**
-   * Send a delivery again now (plan launch or higher, live key) as its next attempt, and report the answer. An
-   * organization plan the service does not know counts as below launch. A `suppressed` (test-mode) delivery is
-   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
-   * `DELIVERY_IN_PROGRESS`. Sends the delivery's event again at once, within the request. Errors beyond the common
-   * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
-   * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
-   * `DELIVERY_NOT_REPLAYABLE`.
+   * Sends a delivery's event again at once, within the call, as its next attempt, and reports the answer (plan launch
+   * or higher, live key; a plan the service does not know counts as below launch). A `suppressed` (test-mode) delivery
+   * is FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
+   * `DELIVERY_IN_PROGRESS`. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED
+   * `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   replayWebhookDelivery: {
     path: "/scheduling.v1.WebhookService/ReplayWebhookDelivery" as const,
@@ -1354,11 +1349,11 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): ReplayWebhookDeliveryResponse => ReplayWebhookDeliveryResponse.decode(value),
   },
   /**
-   * Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live key); answers the number
-   * that attempt will carry. Its failure schedules no automatic retry. Same refusals as the immediate replay. Queues
-   * the delivery's event for the dispatcher instead of sending it in the request. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`,
-   * ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
+   * Queues a delivery's event for a manual attempt by the dispatcher instead of sending it within the call (plan launch
+   * or higher, live key), and answers the number that attempt will carry. Its failure schedules no automatic retry.
+   * Same refusals as the immediate replay. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`,
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`,
+   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   queueWebhookDeliveryReplay: {
     path: "/scheduling.v1.WebhookService/QueueWebhookDeliveryReplay" as const,
@@ -1377,64 +1372,58 @@ export const WebhookServiceService = {
 
 export interface WebhookServiceServer extends UntypedServiceImplementation {
   /**
-   * Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL, event types
-   * and whether the webhook is active; NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook. Errors
-   * beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
+   * Reads the organization's webhook configuration (never its secret; test or live key): URL, event types and whether
+   * it is active. Errors beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED` (before the first UpdateWebhook).
    */
   getWebhook: handleUnaryCall<GetWebhookRequest, GetWebhookResponse>;
   /**
-   * Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change
-   * it, PERMISSION_DENIED `LIVE_KEY_REQUIRED`). The answer carries `secret` on the first set-up and when
-   * `rotate_secret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours.
-   * `url` must be https and reach a public address (INVALID_ARGUMENT `VALIDATION_ERROR` on `url` otherwise;
-   * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
-   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
-   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`.
+   * Sets up or replaces where the organization's events are delivered, signed with the Standard Webhooks scheme. One
+   * configuration serves live and test mode, so only a live key changes it (a test key may read it). The answer carries
+   * `secret` on the first set-up and when `rotate_secret` is true; after a rotation the previous secret keeps signing
+   * beside the new one for 24 hours. `url` must be https and reach a public address (INVALID_ARGUMENT
+   * `VALIDATION_ERROR` on `url` otherwise; `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development). Errors beyond
+   * the common ones: PERMISSION_DENIED `LIVE_KEY_REQUIRED`.
    */
   updateWebhook: handleUnaryCall<UpdateWebhookRequest, UpdateWebhookResponse>;
   /**
-   * Send a signed `webhook.test` event to the configured URL now (live key only) and report the receiver’s answer.
-   * Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a live key
-   * (PERMISSION_DENIED `LIVE_KEY_REQUIRED`) and a configured webhook. Errors beyond the common ones:
+   * Sends a signed `webhook.test` event to the configured URL now and reports the receiver's answer; nothing is
+   * recorded in the delivery log. Needs a live key and a configured webhook. Errors beyond the common ones:
    * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   testWebhook: handleUnaryCall<TestWebhookRequest, TestWebhookResponse>;
   /**
-   * List delivery records newest first, optionally of one `delivery_status` or `event` type; `total` counts every
-   * match. Lists the organization's delivery records with their latest attempt; a page at a time.
+   * Lists the organization's delivery records with their latest attempt, newest first, optionally of one
+   * `delivery_status` or `event` type, a page at a time; `total` counts every match.
    */
   listWebhookDeliveries: handleUnaryCall<ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse>;
   /**
-   * Read a delivery record with every attempt, manual replays included. Answers one delivery record and its attempts,
-   * oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`.
+   * Reads one delivery record with every attempt, manual replays included, oldest first. Errors beyond the common ones:
+   * NOT_FOUND `DELIVERY_NOT_FOUND`.
    */
   getWebhookDelivery: handleUnaryCall<GetWebhookDeliveryRequest, GetWebhookDeliveryResponse>;
   /**
-   * Send a delivery again now (plan launch or higher, live key) as its next attempt, and report the answer. An
-   * organization plan the service does not know counts as below launch. A `suppressed` (test-mode) delivery is
-   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
-   * `DELIVERY_IN_PROGRESS`. Sends the delivery's event again at once, within the request. Errors beyond the common
-   * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
-   * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
-   * `DELIVERY_NOT_REPLAYABLE`.
+   * Sends a delivery's event again at once, within the call, as its next attempt, and reports the answer (plan launch
+   * or higher, live key; a plan the service does not know counts as below launch). A `suppressed` (test-mode) delivery
+   * is FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
+   * `DELIVERY_IN_PROGRESS`. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED
+   * `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   replayWebhookDelivery: handleUnaryCall<ReplayWebhookDeliveryRequest, ReplayWebhookDeliveryResponse>;
   /**
-   * Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live key); answers the number
-   * that attempt will carry. Its failure schedules no automatic retry. Same refusals as the immediate replay. Queues
-   * the delivery's event for the dispatcher instead of sending it in the request. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`,
-   * ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
+   * Queues a delivery's event for a manual attempt by the dispatcher instead of sending it within the call (plan launch
+   * or higher, live key), and answers the number that attempt will carry. Its failure schedules no automatic retry.
+   * Same refusals as the immediate replay. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`,
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`,
+   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   queueWebhookDeliveryReplay: handleUnaryCall<QueueWebhookDeliveryReplayRequest, QueueWebhookDeliveryReplayResponse>;
 }
 
 export interface WebhookServiceClient extends Client {
   /**
-   * Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL, event types
-   * and whether the webhook is active; NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook. Errors
-   * beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
+   * Reads the organization's webhook configuration (never its secret; test or live key): URL, event types and whether
+   * it is active. Errors beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED` (before the first UpdateWebhook).
    */
   getWebhook(
     request: GetWebhookRequest,
@@ -1452,14 +1441,12 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change
-   * it, PERMISSION_DENIED `LIVE_KEY_REQUIRED`). The answer carries `secret` on the first set-up and when
-   * `rotate_secret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours.
-   * `url` must be https and reach a public address (INVALID_ARGUMENT `VALIDATION_ERROR` on `url` otherwise;
-   * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
-   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
-   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`.
+   * Sets up or replaces where the organization's events are delivered, signed with the Standard Webhooks scheme. One
+   * configuration serves live and test mode, so only a live key changes it (a test key may read it). The answer carries
+   * `secret` on the first set-up and when `rotate_secret` is true; after a rotation the previous secret keeps signing
+   * beside the new one for 24 hours. `url` must be https and reach a public address (INVALID_ARGUMENT
+   * `VALIDATION_ERROR` on `url` otherwise; `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development). Errors beyond
+   * the common ones: PERMISSION_DENIED `LIVE_KEY_REQUIRED`.
    */
   updateWebhook(
     request: UpdateWebhookRequest,
@@ -1477,9 +1464,8 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Send a signed `webhook.test` event to the configured URL now (live key only) and report the receiver’s answer.
-   * Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a live key
-   * (PERMISSION_DENIED `LIVE_KEY_REQUIRED`) and a configured webhook. Errors beyond the common ones:
+   * Sends a signed `webhook.test` event to the configured URL now and reports the receiver's answer; nothing is
+   * recorded in the delivery log. Needs a live key and a configured webhook. Errors beyond the common ones:
    * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   testWebhook(
@@ -1498,8 +1484,8 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: TestWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List delivery records newest first, optionally of one `delivery_status` or `event` type; `total` counts every
-   * match. Lists the organization's delivery records with their latest attempt; a page at a time.
+   * Lists the organization's delivery records with their latest attempt, newest first, optionally of one
+   * `delivery_status` or `event` type, a page at a time; `total` counts every match.
    */
   listWebhookDeliveries(
     request: ListWebhookDeliveriesRequest,
@@ -1517,8 +1503,8 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a delivery record with every attempt, manual replays included. Answers one delivery record and its attempts,
-   * oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`.
+   * Reads one delivery record with every attempt, manual replays included, oldest first. Errors beyond the common ones:
+   * NOT_FOUND `DELIVERY_NOT_FOUND`.
    */
   getWebhookDelivery(
     request: GetWebhookDeliveryRequest,
@@ -1536,13 +1522,12 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWebhookDeliveryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Send a delivery again now (plan launch or higher, live key) as its next attempt, and report the answer. An
-   * organization plan the service does not know counts as below launch. A `suppressed` (test-mode) delivery is
-   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
-   * `DELIVERY_IN_PROGRESS`. Sends the delivery's event again at once, within the request. Errors beyond the common
-   * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
-   * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
-   * `DELIVERY_NOT_REPLAYABLE`.
+   * Sends a delivery's event again at once, within the call, as its next attempt, and reports the answer (plan launch
+   * or higher, live key; a plan the service does not know counts as below launch). A `suppressed` (test-mode) delivery
+   * is FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
+   * `DELIVERY_IN_PROGRESS`. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED
+   * `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   replayWebhookDelivery(
     request: ReplayWebhookDeliveryRequest,
@@ -1560,11 +1545,11 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: ReplayWebhookDeliveryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live key); answers the number
-   * that attempt will carry. Its failure schedules no automatic retry. Same refusals as the immediate replay. Queues
-   * the delivery's event for the dispatcher instead of sending it in the request. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`,
-   * ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
+   * Queues a delivery's event for a manual attempt by the dispatcher instead of sending it within the call (plan launch
+   * or higher, live key), and answers the number that attempt will carry. Its failure schedules no automatic retry.
+   * Same refusals as the immediate replay. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`,
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`,
+   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   queueWebhookDeliveryReplay(
     request: QueueWebhookDeliveryReplayRequest,
