@@ -447,7 +447,7 @@ export enum KeyType {
   /** KEY_TYPE_UNSPECIFIED - Not given. */
   KEY_TYPE_UNSPECIFIED = "KEY_TYPE_UNSPECIFIED",
   /**
-   * KEY_TYPE_PLATFORM_LIVE - A live key of the platform account: creates organizations and acts in any of them through
+   * KEY_TYPE_PLATFORM_LIVE - A live key of the platform account: creates organizations and acts in any organization of its platform through
    * `service-organization-id`.
    */
   KEY_TYPE_PLATFORM_LIVE = "KEY_TYPE_PLATFORM_LIVE",
@@ -1133,7 +1133,7 @@ export interface ActorTimer {
   pending?: boolean | undefined;
 }
 
-/** The live view of one resolution, hold or booking actor. */
+/** The live view of one actor (a resolution, hold, booking or waitlist entry): its state, snapshot, history and timers. */
 export interface ActorView {
   /** The kind of actor, which is also the machine that runs it. */
   machineName?:
