@@ -173,11 +173,11 @@ export function bookingStatusToNumber(object: BookingStatus): number {
 export enum DayPart {
   /** DAY_PART_UNSPECIFIED - Not given. */
   DAY_PART_UNSPECIFIED = "DAY_PART_UNSPECIFIED",
-  /** DAY_PART_MORNING - Starts from 05:00 to before 12:00. */
+  /** DAY_PART_MORNING - A slot starting from 05:00 to before 12:00. */
   DAY_PART_MORNING = "DAY_PART_MORNING",
-  /** DAY_PART_AFTERNOON - Starts from 12:00 to before 17:00. */
+  /** DAY_PART_AFTERNOON - A slot starting from 12:00 to before 17:00. */
   DAY_PART_AFTERNOON = "DAY_PART_AFTERNOON",
-  /** DAY_PART_EVENING - Starts from 17:00 to before 22:00. */
+  /** DAY_PART_EVENING - A slot starting from 17:00 to before 22:00. */
   DAY_PART_EVENING = "DAY_PART_EVENING",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -2024,7 +2024,7 @@ export interface CandidatesPage {
   nextPageToken?: string | undefined;
 }
 
-/** Counts over all the resolution's candidates, not only this page. */
+/** Counts over all the resolution's candidates, whatever the filters and the page. */
 export interface CandidatesPage_Summary {
   /** Every candidate: every provider of the organization scanned. */
   total?:
@@ -2079,10 +2079,10 @@ export interface ConstraintValue {
     /** A normalized code (`es`, `US-CA`, `uhc`). */
     { $case: "text"; value: string }
     | //
-    /** A number (a count or an amount a constraint compares). */
+    /** A number (a panel's capacity and current count). */
     { $case: "number"; value: number }
     | //
-    /** A flag (`accepts_new_clients`). */
+    /** A flag (`true` for accepting new clients). */
     { $case: "flag"; value: boolean }
     | undefined;
 }
@@ -3207,7 +3207,7 @@ export function hold_StatusToNumber(object: Hold_Status): number {
 
 /** Why one row of an import was refused. */
 export interface ImportRowError {
-  /** The row's 0-based index in the submitted `providers`. */
+  /** The row's 0-based index in the submitted rows. */
   row?:
     | number
     | undefined;
@@ -3390,15 +3390,15 @@ export interface LicenseRecordInput {
 export enum LicenseRecordInput_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - In force (until `expires_at`). */
+  /** STATUS_ACTIVE - In force (until `expires_at`); the only status that can match. */
   STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - Not in force. */
+  /** STATUS_INACTIVE - Not in force; does not count. */
   STATUS_INACTIVE = "STATUS_INACTIVE",
-  /** STATUS_EXPIRED - Lapsed. */
+  /** STATUS_EXPIRED - Marked expired; does not count. */
   STATUS_EXPIRED = "STATUS_EXPIRED",
-  /** STATUS_REVOKED - Withdrawn by the issuer. */
+  /** STATUS_REVOKED - Revoked; does not count. */
   STATUS_REVOKED = "STATUS_REVOKED",
-  /** STATUS_PENDING - Applied for, not granted yet. */
+  /** STATUS_PENDING - Not granted yet; does not count. */
   STATUS_PENDING = "STATUS_PENDING",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -4764,7 +4764,7 @@ export interface ResolutionOption_Provider {
 
 /** The provider's own service of the requested session type. */
 export interface ResolutionOption_Service {
-  /** The id of that provider's service (book and confirm with it). */
+  /** The id of that provider's service. */
   id?:
     | string
     | undefined;
