@@ -33,42 +33,42 @@ export const protobufFileName = "scheduling/v1/analytics_service.proto";
 
 /** The request of GetAnalytics. */
 export interface GetAnalyticsRequest {
-  /** Default `last_30_days`. Optional. */
+  /** The period to count; unset: the last 30 days. Optional. */
   analyticsPeriod?: AnalyticsPeriod | undefined;
 }
 
 /** The response of GetAnalytics. */
 export interface GetAnalyticsResponse {
-  /** The analytics. */
+  /** The organization's counts and rates over the period. */
   analytics?: Analytics | undefined;
 }
 
 /** The request of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyRequest {
-  /** Default `last_30_days`. Optional. */
+  /** The period of resolutions to read; unset: the last 30 days. Optional. */
   analyticsPeriod?:
     | AnalyticsPeriod
     | undefined;
-  /**
-   * The constraint read: `language` (languageCodes), `license_region` (licenseRegionCodes), `insurance`
-   * (insurancePlanCodes), `specialty` (specialtyCodes) or `modality` (modalityCodes). Required.
-   */
+  /** The kind of constraint to read. Required. */
   dimension?: GetNetworkAdequacyRequest_Dimension | undefined;
 }
 
-/** The values of dimension; `DIMENSION_UNSPECIFIED` means not given. */
+/**
+ * The kind of constraint network adequacy is read by. `DIMENSION_UNSPECIFIED` means not given (refused: the dimension
+ * is required).
+ */
 export enum GetNetworkAdequacyRequest_Dimension {
   /** DIMENSION_UNSPECIFIED - Not given. */
   DIMENSION_UNSPECIFIED = "DIMENSION_UNSPECIFIED",
-  /** DIMENSION_LANGUAGE - Language. */
+  /** DIMENSION_LANGUAGE - Languages asked for (`constraints.language_codes`). */
   DIMENSION_LANGUAGE = "DIMENSION_LANGUAGE",
-  /** DIMENSION_LICENSE_REGION - License region. */
+  /** DIMENSION_LICENSE_REGION - License regions asked for (`constraints.license_region_codes`). */
   DIMENSION_LICENSE_REGION = "DIMENSION_LICENSE_REGION",
-  /** DIMENSION_INSURANCE - Insurance. */
+  /** DIMENSION_INSURANCE - Insurance plans asked for (`constraints.insurance_plan_codes`). */
   DIMENSION_INSURANCE = "DIMENSION_INSURANCE",
-  /** DIMENSION_SPECIALTY - Specialty. */
+  /** DIMENSION_SPECIALTY - Specialties asked for (`constraints.specialty_codes`). */
   DIMENSION_SPECIALTY = "DIMENSION_SPECIALTY",
-  /** DIMENSION_MODALITY - Modality. */
+  /** DIMENSION_MODALITY - Modalities asked for (`constraints.modality_codes`). */
   DIMENSION_MODALITY = "DIMENSION_MODALITY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -142,7 +142,7 @@ export function getNetworkAdequacyRequest_DimensionToNumber(object: GetNetworkAd
 
 /** The response of GetNetworkAdequacy. */
 export interface GetNetworkAdequacyResponse {
-  /** The network adequacy. */
+  /** One row per value of the dimension asked for in the period. */
   networkAdequacy?: NetworkAdequacy | undefined;
 }
 
@@ -473,9 +473,8 @@ export const GetNetworkAdequacyResponse: MessageFns<GetNetworkAdequacyResponse> 
 export type AnalyticsServiceService = typeof AnalyticsServiceService;
 export const AnalyticsServiceService = {
   /**
-   * Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in (now - N days,
-   * now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the period, computed
-   * when asked.
+   * Counts and rates of the organization's resolutions and bookings created in the last 7, 30 or 90 days (created_at in
+   * (now - N days, now]; default 30 days), computed when asked.
    */
   getAnalytics: {
     path: "/scheduling.v1.AnalyticsService/GetAnalytics" as const,
@@ -489,10 +488,9 @@ export const AnalyticsServiceService = {
   },
   /**
    * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that
-   * resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes
-   * that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as GetAnalytics)
-   * whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions
-   * made since the service recorded demand (migration 0014).
+   * resolutions of the period named, the providers that have it now, the zero-result rate, days to the first option and
+   * the exclusion codes that cut most. Reads the resolutions created in the period (as GetAnalytics) whose constraints
+   * named a value of the dimension; covers resolutions made since the service recorded demand (migration 0014).
    */
   getNetworkAdequacy: {
     path: "/scheduling.v1.AnalyticsService/GetNetworkAdequacy" as const,
@@ -509,26 +507,23 @@ export const AnalyticsServiceService = {
 
 export interface AnalyticsServiceServer extends UntypedServiceImplementation {
   /**
-   * Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in (now - N days,
-   * now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the period, computed
-   * when asked.
+   * Counts and rates of the organization's resolutions and bookings created in the last 7, 30 or 90 days (created_at in
+   * (now - N days, now]; default 30 days), computed when asked.
    */
   getAnalytics: handleUnaryCall<GetAnalyticsRequest, GetAnalyticsResponse>;
   /**
    * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that
-   * resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes
-   * that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as GetAnalytics)
-   * whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions
-   * made since the service recorded demand (migration 0014).
+   * resolutions of the period named, the providers that have it now, the zero-result rate, days to the first option and
+   * the exclusion codes that cut most. Reads the resolutions created in the period (as GetAnalytics) whose constraints
+   * named a value of the dimension; covers resolutions made since the service recorded demand (migration 0014).
    */
   getNetworkAdequacy: handleUnaryCall<GetNetworkAdequacyRequest, GetNetworkAdequacyResponse>;
 }
 
 export interface AnalyticsServiceClient extends Client {
   /**
-   * Resolution and booking metrics of the organization over the last 7, 30 or 90 days (created_at in (now - N days,
-   * now]); default last_30_days. Answers counts and rates of resolutions and bookings created in the period, computed
-   * when asked.
+   * Counts and rates of the organization's resolutions and bookings created in the last 7, 30 or 90 days (created_at in
+   * (now - N days, now]; default 30 days), computed when asked.
    */
   getAnalytics(
     request: GetAnalyticsRequest,
@@ -547,10 +542,9 @@ export interface AnalyticsServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Where the network is thin: for each language, licence region, insurance plan, specialty or modality that
-   * resolutions of the period named, providers, zero-result rate, days to the first option and the exclusion codes
-   * that cut most. Reads the resolutions created in the period (created_at in (now - N days, now], as GetAnalytics)
-   * whose constraints named a value of the dimension, and the providers that have that value now. Covers resolutions
-   * made since the service recorded demand (migration 0014).
+   * resolutions of the period named, the providers that have it now, the zero-result rate, days to the first option and
+   * the exclusion codes that cut most. Reads the resolutions created in the period (as GetAnalytics) whose constraints
+   * named a value of the dimension; covers resolutions made since the service recorded demand (migration 0014).
    */
   getNetworkAdequacy(
     request: GetNetworkAdequacyRequest,

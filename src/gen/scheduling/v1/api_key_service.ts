@@ -39,37 +39,40 @@ export interface GetCallerRequest {
 
 /** The response of GetCaller. */
 export interface GetCallerResponse {
-  /** The caller identity. */
+  /** Who the calling key is and where the call acts. */
   callerIdentity?: CallerIdentity | undefined;
 }
 
 /** The request of CreateApiKey. */
 export interface CreateApiKeyRequest {
-  /** The key type. Required. */
+  /** The type of the new key (a test key may create only test types). Required. */
   keyType?:
     | KeyType
     | undefined;
-  /** The id of the organization. 1 to 200 characters. Optional. */
+  /**
+   * For an organization key: the organization it is scoped to; unset: the organization the call acts in. 1 to 200
+   * characters. Optional.
+   */
   organizationId?:
     | string
     | undefined;
-  /** The name. 1 to 200 characters. Required. */
+  /** A name to tell the key apart. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** When it expires. Optional. */
+  /** When the key stops working; unset: it does not expire. Optional. */
   expiresAt?: Date | undefined;
 }
 
 /** The response of CreateApiKey. */
 export interface CreateApiKeyResponse {
-  /** The created api key. */
+  /** The new key with its secret, shown this once. */
   createdApiKey?: CreatedApiKey | undefined;
 }
 
 /** The request of ListApiKeys. */
 export interface ListApiKeysRequest {
-  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -82,7 +85,7 @@ export interface ListApiKeysRequest {
 
 /** The response of ListApiKeys. */
 export interface ListApiKeysResponse {
-  /** The items of this page. */
+  /** The platform's keys of this page, in id order (never their secrets). */
   data?:
     | ApiKey[]
     | undefined;
@@ -94,19 +97,19 @@ export interface ListApiKeysResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
 /** The request of RevokeApiKey. */
 export interface RevokeApiKeyRequest {
-  /** The id of the API key. 1 to 200 characters. Required. */
+  /** The key to revoke. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of RevokeApiKey. */
 export interface RevokeApiKeyResponse {
-  /** The api key. */
+  /** The key, with `revoked_at` set. */
   apiKey?: ApiKey | undefined;
 }
 
@@ -813,10 +816,9 @@ export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
 export type ApiKeyServiceService = typeof ApiKeyServiceService;
 export const ApiKeyServiceService = {
   /**
-   * Who the credentials are: key, type, mode, platform, and the organization the call acts in (unset for a platform
-   * key without `service-organization-id`). Any key. Tells which key is calling, its type and mode, and which
-   * organization the call acts in; useful to check a key and a `service-organization-id` metadata before other calls.
-   * Any API key.
+   * Tells which key is calling, its type and mode, its platform, and which organization the call acts in (unset for a
+   * platform key without `service-organization-id`); useful to check a key and that metadata before other calls. Any
+   * API key.
    */
   getCaller: {
     path: "/scheduling.v1.ApiKeyService/GetCaller" as const,
@@ -828,12 +830,12 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): GetCallerResponse => GetCallerResponse.decode(value),
   },
   /**
-   * Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of the caller's
-   * platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the
-   * platform's default organization; an organization key to `organization_id` (default: the organization the call
-   * acts in). Live key types need a live key (a test key: PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform
-   * keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Creates a key of the caller's platform and answers it once with its secret (`key`); only a hash is stored. A
+   * platform key type belongs to the platform's default organization; an organization key to `organization_id`
+   * (default: the organization the call acts in). Live key types need a live key (a test key creates only test keys:
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform keys only. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   createApiKey: {
     path: "/scheduling.v1.ApiKeyService/CreateApiKey" as const,
@@ -846,9 +848,9 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): CreateApiKeyResponse => CreateApiKeyResponse.decode(value),
   },
   /**
-   * List the platform’s API keys (never their secrets). Lists the platform's keys in id order a page at a time, with
-   * a hint of each secret and when it expires or was revoked. Platform keys only. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Lists the platform's keys in id order, a page at a time, with a hint of each secret (never the secret) and when it
+   * expires or was revoked. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`.
    */
   listApiKeys: {
     path: "/scheduling.v1.ApiKeyService/ListApiKeys" as const,
@@ -860,9 +862,9 @@ export const ApiKeyServiceService = {
     responseDeserialize: (value: Buffer): ListApiKeysResponse => ListApiKeysResponse.decode(value),
   },
   /**
-   * Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms. Answers the key
-   * with `revoked_at`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`,
-   * NOT_FOUND `API_KEY_NOT_FOUND`.
+   * Revokes a key of the platform at once (it is refused everywhere within 500 ms) and answers it with `revoked_at`.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, NOT_FOUND
+   * `API_KEY_NOT_FOUND`.
    */
   revokeApiKey: {
     path: "/scheduling.v1.ApiKeyService/RevokeApiKey" as const,
@@ -878,41 +880,39 @@ export const ApiKeyServiceService = {
 
 export interface ApiKeyServiceServer extends UntypedServiceImplementation {
   /**
-   * Who the credentials are: key, type, mode, platform, and the organization the call acts in (unset for a platform
-   * key without `service-organization-id`). Any key. Tells which key is calling, its type and mode, and which
-   * organization the call acts in; useful to check a key and a `service-organization-id` metadata before other calls.
-   * Any API key.
+   * Tells which key is calling, its type and mode, its platform, and which organization the call acts in (unset for a
+   * platform key without `service-organization-id`); useful to check a key and that metadata before other calls. Any
+   * API key.
    */
   getCaller: handleUnaryCall<GetCallerRequest, GetCallerResponse>;
   /**
-   * Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of the caller's
-   * platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the
-   * platform's default organization; an organization key to `organization_id` (default: the organization the call
-   * acts in). Live key types need a live key (a test key: PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform
-   * keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Creates a key of the caller's platform and answers it once with its secret (`key`); only a hash is stored. A
+   * platform key type belongs to the platform's default organization; an organization key to `organization_id`
+   * (default: the organization the call acts in). Live key types need a live key (a test key creates only test keys:
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform keys only. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
   /**
-   * List the platform’s API keys (never their secrets). Lists the platform's keys in id order a page at a time, with
-   * a hint of each secret and when it expires or was revoked. Platform keys only. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Lists the platform's keys in id order, a page at a time, with a hint of each secret (never the secret) and when it
+   * expires or was revoked. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`.
    */
   listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
   /**
-   * Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms. Answers the key
-   * with `revoked_at`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`,
-   * NOT_FOUND `API_KEY_NOT_FOUND`.
+   * Revokes a key of the platform at once (it is refused everywhere within 500 ms) and answers it with `revoked_at`.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, NOT_FOUND
+   * `API_KEY_NOT_FOUND`.
    */
   revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
 }
 
 export interface ApiKeyServiceClient extends Client {
   /**
-   * Who the credentials are: key, type, mode, platform, and the organization the call acts in (unset for a platform
-   * key without `service-organization-id`). Any key. Tells which key is calling, its type and mode, and which
-   * organization the call acts in; useful to check a key and a `service-organization-id` metadata before other calls.
-   * Any API key.
+   * Tells which key is calling, its type and mode, its platform, and which organization the call acts in (unset for a
+   * platform key without `service-organization-id`); useful to check a key and that metadata before other calls. Any
+   * API key.
    */
   getCaller(
     request: GetCallerRequest,
@@ -930,12 +930,12 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetCallerResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Create an API key; the secret is shown once. A test key creates only test keys. Creates a key of the caller's
-   * platform and answers it once with its secret (`key`); only a hash is stored. A platform key type belongs to the
-   * platform's default organization; an organization key to `organization_id` (default: the organization the call
-   * acts in). Live key types need a live key (a test key: PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform
-   * keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`, NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Creates a key of the caller's platform and answers it once with its secret (`key`); only a hash is stored. A
+   * platform key type belongs to the platform's default organization; an organization key to `organization_id`
+   * (default: the organization the call acts in). Live key types need a live key (a test key creates only test keys:
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED` on `type`). Platform keys only. Errors beyond the common ones:
+   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   createApiKey(
     request: CreateApiKeyRequest,
@@ -953,9 +953,9 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List the platform’s API keys (never their secrets). Lists the platform's keys in id order a page at a time, with
-   * a hint of each secret and when it expires or was revoked. Platform keys only. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Lists the platform's keys in id order, a page at a time, with a hint of each secret (never the secret) and when it
+   * expires or was revoked. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`.
    */
   listApiKeys(
     request: ListApiKeysRequest,
@@ -973,9 +973,9 @@ export interface ApiKeyServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Revoke an API key. Revokes a key of the platform at once: it is refused everywhere within 500 ms. Answers the key
-   * with `revoked_at`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`,
-   * NOT_FOUND `API_KEY_NOT_FOUND`.
+   * Revokes a key of the platform at once (it is refused everywhere within 500 ms) and answers it with `revoked_at`.
+   * Platform keys only. Errors beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, NOT_FOUND
+   * `API_KEY_NOT_FOUND`.
    */
   revokeApiKey(
     request: RevokeApiKeyRequest,

@@ -26,19 +26,19 @@ export const protobufFileName = "scheduling/v1/audit_service.proto";
 
 /** The request of ListAuditEvents. */
 export interface ListAuditEventsRequest {
-  /** The action. 1 to 200 characters. Optional. */
+  /** Only events of this action (`provider.create`). 1 to 200 characters. Optional. */
   action?:
     | string
     | undefined;
-  /** The resource type. 1 to 200 characters. Optional. */
+  /** Only events about this kind of resource (`provider`). 1 to 200 characters. Optional. */
   resourceType?:
     | string
     | undefined;
-  /** The id of the resource. 1 to 200 characters. Optional. */
+  /** Only events about this resource. 1 to 200 characters. Optional. */
   resourceId?:
     | string
     | undefined;
-  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -51,7 +51,7 @@ export interface ListAuditEventsRequest {
 
 /** The response of ListAuditEvents. */
 export interface ListAuditEventsResponse {
-  /** The items of this page. */
+  /** The events of this page, newest first. */
   data?:
     | AuditEvent[]
     | undefined;
@@ -63,7 +63,7 @@ export interface ListAuditEventsResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
@@ -78,7 +78,7 @@ export interface VerifyAuditChainRequest {
 
 /** The response of VerifyAuditChain. */
 export interface VerifyAuditChainResponse {
-  /** The audit chain verification. */
+  /** What was verified and the breaks found. */
   auditChainVerification?: AuditChainVerification | undefined;
 }
 
@@ -517,10 +517,9 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
 export type AuditServiceService = typeof AuditServiceService;
 export const AuditServiceService = {
   /**
-   * List the organization’s audit events, newest first. Lists the organization's audit events newest first by
-   * `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id; a page at
-   * a time. A write's event is listed once the write is answered; a read's event (a call made with
-   * `service-organization-id`) up to 2 s after its answer, in its place by time.
+   * Lists the organization's audit events newest first by `timestamp` (the time of the request), ties by `id`, filtered
+   * by action, resource type or resource id, a page at a time. A write's event is listed once the write is answered; a
+   * read's event (a call made with `service-organization-id`) up to 2 s after its answer, in its place by time.
    */
   listAuditEvents: {
     path: "/scheduling.v1.AuditService/ListAuditEvents" as const,
@@ -534,9 +533,9 @@ export const AuditServiceService = {
     responseDeserialize: (value: Buffer): ListAuditEventsResponse => ListAuditEventsResponse.decode(value),
   },
   /**
-   * Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most 50,000; `complete`
-   * says whether that was the whole chain) and the latest events not linked yet. `broken` lists each break.
-   * Recomputes the organization's audit hash chain and reports breaks, for tamper checks.
+   * Recomputes the organization's audit hash chain for tamper checks: the latest `limit` links (default 10,000, at most
+   * 50,000; `complete` says whether that was the whole chain) and the latest events not linked yet; `breaks` lists each
+   * break.
    */
   verifyAuditChain: {
     path: "/scheduling.v1.AuditService/VerifyAuditChain" as const,
@@ -553,26 +552,24 @@ export const AuditServiceService = {
 
 export interface AuditServiceServer extends UntypedServiceImplementation {
   /**
-   * List the organization’s audit events, newest first. Lists the organization's audit events newest first by
-   * `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id; a page at
-   * a time. A write's event is listed once the write is answered; a read's event (a call made with
-   * `service-organization-id`) up to 2 s after its answer, in its place by time.
+   * Lists the organization's audit events newest first by `timestamp` (the time of the request), ties by `id`, filtered
+   * by action, resource type or resource id, a page at a time. A write's event is listed once the write is answered; a
+   * read's event (a call made with `service-organization-id`) up to 2 s after its answer, in its place by time.
    */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
   /**
-   * Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most 50,000; `complete`
-   * says whether that was the whole chain) and the latest events not linked yet. `broken` lists each break.
-   * Recomputes the organization's audit hash chain and reports breaks, for tamper checks.
+   * Recomputes the organization's audit hash chain for tamper checks: the latest `limit` links (default 10,000, at most
+   * 50,000; `complete` says whether that was the whole chain) and the latest events not linked yet; `breaks` lists each
+   * break.
    */
   verifyAuditChain: handleUnaryCall<VerifyAuditChainRequest, VerifyAuditChainResponse>;
 }
 
 export interface AuditServiceClient extends Client {
   /**
-   * List the organization’s audit events, newest first. Lists the organization's audit events newest first by
-   * `timestamp` (the time of the request), ties by `id`, filtered by action, resource type or resource id; a page at
-   * a time. A write's event is listed once the write is answered; a read's event (a call made with
-   * `service-organization-id`) up to 2 s after its answer, in its place by time.
+   * Lists the organization's audit events newest first by `timestamp` (the time of the request), ties by `id`, filtered
+   * by action, resource type or resource id, a page at a time. A write's event is listed once the write is answered; a
+   * read's event (a call made with `service-organization-id`) up to 2 s after its answer, in its place by time.
    */
   listAuditEvents(
     request: ListAuditEventsRequest,
@@ -590,9 +587,9 @@ export interface AuditServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Verify the organization's audit hash chain: the latest `limit` links (default 10,000, at most 50,000; `complete`
-   * says whether that was the whole chain) and the latest events not linked yet. `broken` lists each break.
-   * Recomputes the organization's audit hash chain and reports breaks, for tamper checks.
+   * Recomputes the organization's audit hash chain for tamper checks: the latest `limit` links (default 10,000, at most
+   * 50,000; `complete` says whether that was the whole chain) and the latest events not linked yet; `breaks` lists each
+   * break.
    */
   verifyAuditChain(
     request: VerifyAuditChainRequest,

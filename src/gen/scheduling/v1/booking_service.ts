@@ -37,18 +37,15 @@ export const protobufFileName = "scheduling/v1/booking_service.proto";
 
 /** The request of ListBookings. */
 export interface ListBookingsRequest {
-  /** The booking status. Optional. */
+  /** Only bookings of this status. Optional. */
   bookingStatus?:
     | BookingStatus
     | undefined;
-  /** The id of the provider. 1 to 200 characters. Optional. */
+  /** Only bookings with this provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most bookings one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -63,13 +60,13 @@ export interface ListBookingsRequest {
   skip?:
     | number
     | undefined;
-  /** Set to get `total`, the number of bookings the filter matches (one more count). Optional. */
+  /** true: also count the bookings the filters match, in `total` (one more query). Optional. */
   includeTotal?: boolean | undefined;
 }
 
 /** The response of ListBookings. */
 export interface ListBookingsResponse {
-  /** The items of this page. */
+  /** The bookings of this page, newest first. */
   data?:
     | BookingV2[]
     | undefined;
@@ -81,29 +78,32 @@ export interface ListBookingsResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many bookings the filters match on all pages together; set only when `include_total` was. */
   total?: number | undefined;
 }
 
 /** The request of GetBooking. */
 export interface GetBookingRequest {
-  /** The id of the booking. 1 to 200 characters. Required. */
+  /** The booking's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetBooking. */
 export interface GetBookingResponse {
-  /** The booking. */
+  /** The booking, as it stands now. */
   booking?: BookingV2 | undefined;
 }
 
 /** The request of ListSlots. */
 export interface ListSlotsRequest {
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** The provider whose slots to list. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** The service (event type) id. 1 to 200 characters. Required. */
+  /**
+   * The id of the provider's service (event type): its duration and slot interval step the slots. 1 to 200 characters.
+   * Required.
+   */
   eventTypeId?:
     | string
     | undefined;
@@ -119,37 +119,37 @@ export interface ListSlotsResponse {
 
 /** The request of BookSlot. */
 export interface BookSlotRequest {
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** The provider to book. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** The id of the service. 1 to 200 characters. Required. */
+  /** The provider's service to book. 1 to 200 characters. Required. */
   serviceId?:
     | string
     | undefined;
-  /** The id of the slot. At most 1024 characters. Required. */
+  /** An opaque slot id as ListSlots answered it. At most 1024 characters. Required. */
   slotId?:
     | string
     | undefined;
-  /** The attendee. Required. */
+  /** The client. Required. */
   attendee?:
     | BookSlotRequest_Attendee
     | undefined;
-  /** The notes. At most 5000 characters. Optional. */
+  /** Free text stored with the booking. At most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
-/** The attendee. */
+/** The client the booking is for; the confirmation e-mail goes to them. */
 export interface BookSlotRequest_Attendee {
-  /** The name. 1 to 200 characters. Required. */
+  /** The attendee's name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. At most 1000 characters. Required. */
+  /** The attendee's e-mail address, where the confirmation link is sent. At most 1000 characters. Required. */
   email?:
     | string
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
+  /** The attendee's IANA time zone (`Europe/Berlin`), used to show them times. At most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
@@ -161,11 +161,14 @@ export interface BookSlotResponse {
 
 /** The request of ConfirmBooking. */
 export interface ConfirmBookingRequest {
-  /** The id of the booking. 1 to 200 characters. Required. */
+  /** The booking to confirm. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The token. 1 to 200 characters. Required. */
+  /**
+   * The confirmation token from the e-mailed link (or BookSlot's answer); it is the credential. 1 to 200 characters.
+   * Required.
+   */
   token?: string | undefined;
 }
 
@@ -184,19 +187,22 @@ export interface ConfirmBookingResponse {
 
 /** The request of RescheduleBooking. */
 export interface RescheduleBookingRequest {
-  /** The id of the booking. 1 to 200 characters. Required. */
+  /** The booking to move (`pending` or `confirmed`). 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The date. A calendar date, YYYY-MM-DD. Required. */
+  /** The new local date, in the provider's schedule time zone. A calendar date, YYYY-MM-DD. Required. */
   date?:
     | string
     | undefined;
-  /** HH:MM in the provider's schedule timezone. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. */
+  /**
+   * The new local start time, HH:MM in the provider's schedule time zone. Matches `^([01]\d|2[0-3]):[0-5]\d$`.
+   * Required.
+   */
   time?:
     | string
     | undefined;
-  /** The notes. At most 5000 characters. Optional. */
+  /** Free text for the new booking; unset keeps the original's. At most 5000 characters. Optional. */
   notes?: string | undefined;
 }
 
@@ -208,11 +214,11 @@ export interface RescheduleBookingResponse {
 
 /** The request of CancelBooking. */
 export interface CancelBookingRequest {
-  /** The id of the booking. 1 to 200 characters. Required. */
+  /** The booking to cancel (`pending` or `confirmed`). 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The reason. At most 1000 characters. Optional. */
+  /** Why it is cancelled, carried by the `booking.cancelled` event. At most 1000 characters. Optional. */
   reason?: string | undefined;
 }
 
@@ -1711,8 +1717,8 @@ export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
 export type BookingServiceService = typeof BookingServiceService;
 export const BookingServiceService = {
   /**
-   * List the organization's bookings (v1 and v2), newest first; filters `booking_status`, `provider_id`. Lists the
-   * organization's bookings a page at a time. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Lists the organization's bookings (made either way), newest first, a page at a time, filtered by status and
+   * provider. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listBookings: {
     path: "/scheduling.v1.BookingService/ListBookings" as const,
@@ -1725,8 +1731,8 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): ListBookingsResponse => ListBookingsResponse.decode(value),
   },
   /**
-   * Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the organization
-   * in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
+   * Reads one booking of the organization (a direct booking shows its attendee as `customer`). Errors beyond the common
+   * ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBooking: {
     path: "/scheduling.v1.BookingService/GetBooking" as const,
@@ -1830,13 +1836,13 @@ export const BookingServiceService = {
 
 export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
-   * List the organization's bookings (v1 and v2), newest first; filters `booking_status`, `provider_id`. Lists the
-   * organization's bookings a page at a time. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Lists the organization's bookings (made either way), newest first, a page at a time, filtered by status and
+   * provider. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listBookings: handleUnaryCall<ListBookingsRequest, ListBookingsResponse>;
   /**
-   * Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the organization
-   * in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
+   * Reads one booking of the organization (a direct booking shows its attendee as `customer`). Errors beyond the common
+   * ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBooking: handleUnaryCall<GetBookingRequest, GetBookingResponse>;
   /**
@@ -1887,8 +1893,8 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
 
 export interface BookingServiceClient extends Client {
   /**
-   * List the organization's bookings (v1 and v2), newest first; filters `booking_status`, `provider_id`. Lists the
-   * organization's bookings a page at a time. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Lists the organization's bookings (made either way), newest first, a page at a time, filtered by status and
+   * provider. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listBookings(
     request: ListBookingsRequest,
@@ -1906,8 +1912,8 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListBookingsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a booking (v1-created bookings show their attendee as `customer`). Answers one booking of the organization
-   * in the v2 shape. Errors beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`.
+   * Reads one booking of the organization (a direct booking shows its attendee as `customer`). Errors beyond the common
+   * ones: NOT_FOUND `BOOKING_NOT_FOUND`.
    */
   getBooking(
     request: GetBookingRequest,

@@ -34,46 +34,43 @@ export const protobufFileName = "scheduling/v1/calendar_service.proto";
 
 /** The request of CreateCalendarConnection. */
 export interface CreateCalendarConnectionRequest {
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** The provider whose availability this is. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** The title. At most 200 characters. Optional. */
+  /** A label for the schedule. At most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Required. */
+  /** The IANA time zone (`Europe/Berlin`) of every wall-clock time in the schedule. At most 100 characters. Required. */
   timezone?:
     | string
     | undefined;
-  /** The days. Required. */
+  /** The weekly pattern; a weekday left out is closed. Required. */
   days?:
     | DaysInput
     | undefined;
-  /** The overrides. At most 366 items. Optional. */
+  /** Dated exceptions, each replacing that date's weekday windows. At most 366 items. Optional. */
   overrides?:
     | OverrideInput[]
     | undefined;
-  /** The external calendar. Optional. */
+  /** An iCalendar feed whose events count as busy time. Optional. */
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
 /** The response of CreateCalendarConnection. */
 export interface CreateCalendarConnectionResponse {
-  /** The calendar connection. */
+  /** The new schedule, with all seven weekdays. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
 /** The request of ListCalendarConnections. */
 export interface ListCalendarConnectionsRequest {
-  /** The id of the provider. 1 to 200 characters. Optional. */
+  /** Only the schedules of this provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -86,70 +83,70 @@ export interface ListCalendarConnectionsRequest {
 
 /** The response of ListCalendarConnections. */
 export interface ListCalendarConnectionsResponse {
-  /** The calendar connection list. */
+  /** A page of schedules. */
   calendarConnectionList?: CalendarConnectionList | undefined;
 }
 
 /** The request of GetCalendarConnection. */
 export interface GetCalendarConnectionRequest {
-  /** The id of the calendar connection. 1 to 200 characters. Required. */
+  /** The schedule's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetCalendarConnection. */
 export interface GetCalendarConnectionResponse {
-  /** The calendar connection. */
+  /** The schedule. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
 /** The request of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionRequest {
   /**
-   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
-   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`title`): a named field left unset is cleared. Without a mask, the fields that are
+   * set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** The id of the calendar connection. 1 to 200 characters. Required. */
+  /** The schedule to change. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The title. At most 200 characters. Optional. */
+  /** A new label; cleared when named in the mask and unset. At most 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
+  /** A new IANA time zone for all the schedule's times. At most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** The days. Optional. */
+  /** Weekdays to replace; a weekday left out keeps its windows. Optional. */
   days?:
     | DaysInput
     | undefined;
-  /** The overrides. At most 366 items. Optional. */
+  /** The new dated exceptions, replacing all the old ones. At most 366 items. Optional. */
   overrides?:
     | OverrideInput[]
     | undefined;
-  /** The external calendar. Optional. */
+  /** A new iCalendar feed; cleared when named in the mask and unset. Optional. */
   externalCalendar?: ExternalCalendarInput | undefined;
 }
 
 /** The response of UpdateCalendarConnection. */
 export interface UpdateCalendarConnectionResponse {
-  /** The calendar connection. */
+  /** The schedule after the change. */
   calendarConnection?: CalendarConnection | undefined;
 }
 
 /** The request of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionRequest {
-  /** The id of the calendar connection. 1 to 200 characters. Required. */
+  /** The schedule to delete. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of DeleteCalendarConnection. */
 export interface DeleteCalendarConnectionResponse {
-  /** The deleted calendar connection. */
+  /** The schedule as it was, with `deleted` set. */
   deletedCalendarConnection?: DeletedCalendarConnection | undefined;
 }
 
@@ -1147,10 +1144,10 @@ export const DeleteCalendarConnectionResponse: MessageFns<DeleteCalendarConnecti
 export type CalendarServiceService = typeof CalendarServiceService;
 export const CalendarServiceService = {
   /**
-   * Create a weekly availability schedule for a provider (wall-clock times in its IANA timezone; windows of a day
-   * must not overlap). Creates the schedule resolutions and slots read: weekly windows, date overrides and an
-   * optional ICS feed whose events count as busy. Advances the provider graph version. Errors beyond the common ones:
-   * NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Creates a provider's weekly availability schedule, which resolutions and slots read: weekly windows (wall-clock
+   * times in its IANA time zone; windows of a day must not overlap), date overrides and an optional ICS feed whose
+   * events count as busy. Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   createCalendarConnection: {
     path: "/scheduling.v1.CalendarService/CreateCalendarConnection" as const,
@@ -1166,8 +1163,8 @@ export const CalendarServiceService = {
       CreateCalendarConnectionResponse.decode(value),
   },
   /**
-   * List schedules, optionally of one provider; a page at a time. Lists the organization's schedules; every weekday
-   * is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Lists the organization's schedules, optionally of one provider, a page at a time; every weekday is present in each.
+   * Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listCalendarConnections: {
     path: "/scheduling.v1.CalendarService/ListCalendarConnections" as const,
@@ -1182,7 +1179,7 @@ export const CalendarServiceService = {
       ListCalendarConnectionsResponse.decode(value),
   },
   /**
-   * Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common ones: NOT_FOUND
+   * Reads one schedule, with all seven weekdays. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   getCalendarConnection: {
@@ -1197,9 +1194,9 @@ export const CalendarServiceService = {
     responseDeserialize: (value: Buffer): GetCalendarConnectionResponse => GetCalendarConnectionResponse.decode(value),
   },
   /**
-   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
-   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
-   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * Changes a schedule: a weekday sent replaces that weekday; title, overrides and `external_calendar` are cleared when
+   * named in the mask and unset; the resulting schedule is validated as a whole. The provider cannot be changed
+   * (INVALID_ARGUMENT on `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection: {
@@ -1216,9 +1213,9 @@ export const CalendarServiceService = {
       UpdateCalendarConnectionResponse.decode(value),
   },
   /**
-   * Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND. Removes the schedule,
-   * so its provider has no availability from it any more. Advances the provider graph version. Errors beyond the
-   * common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`.
+   * Removes a schedule, so its provider has no availability from it any more, and answers it as it was with `deleted`
+   * set; afterwards it is NOT_FOUND. Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   deleteCalendarConnection: {
     path: "/scheduling.v1.CalendarService/DeleteCalendarConnection" as const,
@@ -1237,43 +1234,43 @@ export const CalendarServiceService = {
 
 export interface CalendarServiceServer extends UntypedServiceImplementation {
   /**
-   * Create a weekly availability schedule for a provider (wall-clock times in its IANA timezone; windows of a day
-   * must not overlap). Creates the schedule resolutions and slots read: weekly windows, date overrides and an
-   * optional ICS feed whose events count as busy. Advances the provider graph version. Errors beyond the common ones:
-   * NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Creates a provider's weekly availability schedule, which resolutions and slots read: weekly windows (wall-clock
+   * times in its IANA time zone; windows of a day must not overlap), date overrides and an optional ICS feed whose
+   * events count as busy. Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   createCalendarConnection: handleUnaryCall<CreateCalendarConnectionRequest, CreateCalendarConnectionResponse>;
   /**
-   * List schedules, optionally of one provider; a page at a time. Lists the organization's schedules; every weekday
-   * is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Lists the organization's schedules, optionally of one provider, a page at a time; every weekday is present in each.
+   * Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listCalendarConnections: handleUnaryCall<ListCalendarConnectionsRequest, ListCalendarConnectionsResponse>;
   /**
-   * Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common ones: NOT_FOUND
+   * Reads one schedule, with all seven weekdays. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   getCalendarConnection: handleUnaryCall<GetCalendarConnectionRequest, GetCalendarConnectionResponse>;
   /**
-   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
-   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
-   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * Changes a schedule: a weekday sent replaces that weekday; title, overrides and `external_calendar` are cleared when
+   * named in the mask and unset; the resulting schedule is validated as a whole. The provider cannot be changed
+   * (INVALID_ARGUMENT on `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection: handleUnaryCall<UpdateCalendarConnectionRequest, UpdateCalendarConnectionResponse>;
   /**
-   * Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND. Removes the schedule,
-   * so its provider has no availability from it any more. Advances the provider graph version. Errors beyond the
-   * common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`.
+   * Removes a schedule, so its provider has no availability from it any more, and answers it as it was with `deleted`
+   * set; afterwards it is NOT_FOUND. Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   deleteCalendarConnection: handleUnaryCall<DeleteCalendarConnectionRequest, DeleteCalendarConnectionResponse>;
 }
 
 export interface CalendarServiceClient extends Client {
   /**
-   * Create a weekly availability schedule for a provider (wall-clock times in its IANA timezone; windows of a day
-   * must not overlap). Creates the schedule resolutions and slots read: weekly windows, date overrides and an
-   * optional ICS feed whose events count as busy. Advances the provider graph version. Errors beyond the common ones:
-   * NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Creates a provider's weekly availability schedule, which resolutions and slots read: weekly windows (wall-clock
+   * times in its IANA time zone; windows of a day must not overlap), date overrides and an optional ICS feed whose
+   * events count as busy. Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   createCalendarConnection(
     request: CreateCalendarConnectionRequest,
@@ -1291,8 +1288,8 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List schedules, optionally of one provider; a page at a time. Lists the organization's schedules; every weekday
-   * is present in each. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Lists the organization's schedules, optionally of one provider, a page at a time; every weekday is present in each.
+   * Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listCalendarConnections(
     request: ListCalendarConnectionsRequest,
@@ -1310,7 +1307,7 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListCalendarConnectionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a schedule. Answers one schedule with all seven weekdays. Errors beyond the common ones: NOT_FOUND
+   * Reads one schedule, with all seven weekdays. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   getCalendarConnection(
@@ -1329,9 +1326,9 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Change a schedule; a weekday sent replaces that weekday, unset clears title, overrides or `external_calendar`;
-   * the resulting schedule is validated as a whole. The provider cannot be changed (INVALID_ARGUMENT on
-   * `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * Changes a schedule: a weekday sent replaces that weekday; title, overrides and `external_calendar` are cleared when
+   * named in the mask and unset; the resulting schedule is validated as a whole. The provider cannot be changed
+   * (INVALID_ARGUMENT on `provider_id`). Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
    * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   updateCalendarConnection(
@@ -1350,9 +1347,9 @@ export interface CalendarServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateCalendarConnectionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Delete a schedule; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND. Removes the schedule,
-   * so its provider has no availability from it any more. Advances the provider graph version. Errors beyond the
-   * common ones: NOT_FOUND `CALENDAR_CONNECTION_NOT_FOUND`.
+   * Removes a schedule, so its provider has no availability from it any more, and answers it as it was with `deleted`
+   * set; afterwards it is NOT_FOUND. Advances the provider graph version. Errors beyond the common ones: NOT_FOUND
+   * `CALENDAR_CONNECTION_NOT_FOUND`.
    */
   deleteCalendarConnection(
     request: DeleteCalendarConnectionRequest,

@@ -41,13 +41,13 @@ export const protobufFileName = "scheduling/v1/care_service.proto";
 
 /** The request of CreateContinuity. */
 export interface CreateContinuityRequest {
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** The provider the client has seen. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
   /**
-   * Your opaque reference of the client (no personal data needed); matches `preferences.clientRef` of a resolution. 1
-   * to 200 characters. Required.
+   * Your opaque reference of the client (no personal data needed); a resolution's `preferences.client_ref` matches it.
+   * 1 to 200 characters. Required.
    */
   clientRef?:
     | string
@@ -58,20 +58,17 @@ export interface CreateContinuityRequest {
 
 /** The response of CreateContinuity. */
 export interface CreateContinuityResponse {
-  /** The continuity record. */
+  /** The record, new or refreshed. */
   continuityRecord?: ContinuityRecord | undefined;
 }
 
 /** The request of ListContinuity. */
 export interface ListContinuityRequest {
-  /** The client ref. 1 to 200 characters. Required. */
+  /** The client whose records to list. 1 to 200 characters. Required. */
   clientRef?:
     | string
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -84,7 +81,7 @@ export interface ListContinuityRequest {
 
 /** The response of ListContinuity. */
 export interface ListContinuityResponse {
-  /** The items of this page. */
+  /** The client's records of this page. */
   data?:
     | ContinuityRecord[]
     | undefined;
@@ -96,25 +93,28 @@ export interface ListContinuityResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
 /** The request of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryRequest {
-  /** The id of the service. 1 to 200 characters. Required. */
+  /**
+   * The service (session type) the customer waits for, by the id of one provider's service. 1 to 200 characters.
+   * Required.
+   */
   serviceId?:
     | string
     | undefined;
-  /** The customer. Required. */
+  /** The customer to offer freed time to. Required. */
   customer?:
     | CreateWaitlistEntryRequest_Customer
     | undefined;
-  /** The constraints. Optional. */
+  /** Hard constraints an offered provider must meet, as in a resolution. Optional. */
   constraints?:
     | ResolutionConstraints
     | undefined;
-  /** The preferences. Optional. */
+  /** Ranking preferences for choosing among freed slots, as in a resolution. Optional. */
   preferences?:
     | ResolutionPreferences
     | undefined;
@@ -125,32 +125,29 @@ export interface CreateWaitlistEntryRequest {
   resolutionId?: string | undefined;
 }
 
-/** The customer. */
+/** Who waits: the name and e-mail address an offer is made to. */
 export interface CreateWaitlistEntryRequest_Customer {
-  /** The name. 1 to 200 characters. Required. */
+  /** The customer's name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. At most 1000 characters. Required. */
+  /** The customer's e-mail address. At most 1000 characters. Required. */
   email?: string | undefined;
 }
 
 /** The response of CreateWaitlistEntry. */
 export interface CreateWaitlistEntryResponse {
-  /** The waitlist entry. */
+  /** The new entry, `waiting`. */
   waitlistEntry?: WaitlistEntry | undefined;
 }
 
 /** The request of ListWaitlistEntries. */
 export interface ListWaitlistEntriesRequest {
-  /** The waitlist status. Optional. */
+  /** Only entries of this status. Optional. */
   waitlistStatus?:
     | WaitlistStatus
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -163,7 +160,7 @@ export interface ListWaitlistEntriesRequest {
 
 /** The response of ListWaitlistEntries. */
 export interface ListWaitlistEntriesResponse {
-  /** The items of this page. */
+  /** The entries of this page, oldest first. */
   data?:
     | WaitlistEntry[]
     | undefined;
@@ -175,32 +172,29 @@ export interface ListWaitlistEntriesResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
 /** The request of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryRequest {
-  /** The id of the waitlist entry. 1 to 200 characters. Required. */
+  /** The entry to cancel. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of CancelWaitlistEntry. */
 export interface CancelWaitlistEntryResponse {
-  /** The waitlist entry. */
+  /** The entry, now `cancelled`. */
   waitlistEntry?: WaitlistEntry | undefined;
 }
 
 /** The request of ListManualReview. */
 export interface ListManualReviewRequest {
-  /** Default `open`. Optional. */
+  /** Only entries of this status; unset: `open` ones. Optional. */
   manualReviewStatus?:
     | ManualReviewStatus
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -213,7 +207,7 @@ export interface ListManualReviewRequest {
 
 /** The response of ListManualReview. */
 export interface ListManualReviewResponse {
-  /** The items of this page. */
+  /** The entries of this page, by provider id. */
   data?:
     | ManualReviewEntry[]
     | undefined;
@@ -225,19 +219,19 @@ export interface ListManualReviewResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
 /** The request of ResolveManualReview. */
 export interface ResolveManualReviewRequest {
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** The provider whose entry to resolve. 1 to 200 characters. Required. */
   providerId?: string | undefined;
 }
 
 /** The response of ResolveManualReview. */
 export interface ResolveManualReviewResponse {
-  /** The manual review entry. */
+  /** The entry, now resolved. */
   manualReviewEntry?: ManualReviewEntry | undefined;
 }
 
@@ -1778,10 +1772,9 @@ export const ResolveManualReviewResponse: MessageFns<ResolveManualReviewResponse
 export type CareServiceService = typeof CareServiceService;
 export const CareServiceService = {
   /**
-   * Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with the same
-   * preferences.clientRef). Upsert on (`client_ref`, `provider_id`): a repeat refreshes `last_seen_at` and answers
-   * the same id. Advances the provider graph version when something changed. Records that a client has seen a
-   * provider, so resolutions with that `client_ref` rank the provider higher. Errors beyond the common ones:
+   * Records that a client has seen a provider, so resolutions with that `client_ref` in their preferences rank the
+   * provider higher (PROVIDER_CONTINUITY). Upsert on (`client_ref`, `provider_id`): a repeat refreshes `last_seen_at`
+   * and answers the same id. Advances the provider graph version when something changed. Errors beyond the common ones:
    * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createContinuity: {
@@ -1795,10 +1788,7 @@ export const CareServiceService = {
       Buffer.from(CreateContinuityResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateContinuityResponse => CreateContinuityResponse.decode(value),
   },
-  /**
-   * List the continuity records of one clientRef. Lists the providers recorded for one `client_ref`; a page at a
-   * time.
-   */
+  /** Lists the providers recorded for one `client_ref`, a page at a time. */
   listContinuity: {
     path: "/scheduling.v1.CareService/ListContinuity" as const,
     requestStream: false as const,
@@ -1811,9 +1801,9 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): ListContinuityResponse => ListContinuityResponse.decode(value),
   },
   /**
-   * Put a customer on the waitlist of a service (typically after a zero-result resolution). Stores the customer with
-   * the constraints and preferences to retry later; status `waiting`. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`.
+   * Puts a customer on the waitlist of a service (typically after a zero-result resolution), with the constraints and
+   * preferences to retry with; status `waiting`, offered freed time as it comes. Errors beyond the common ones:
+   * NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`.
    */
   createWaitlistEntry: {
     path: "/scheduling.v1.CareService/CreateWaitlistEntry" as const,
@@ -1826,10 +1816,7 @@ export const CareServiceService = {
       Buffer.from(CreateWaitlistEntryResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateWaitlistEntryResponse => CreateWaitlistEntryResponse.decode(value),
   },
-  /**
-   * List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist entries a page at a
-   * time.
-   */
+  /** Lists the organization's waitlist entries, oldest first, optionally of one status, a page at a time. */
   listWaitlistEntries: {
     path: "/scheduling.v1.CareService/ListWaitlistEntries" as const,
     requestStream: false as const,
@@ -1842,8 +1829,8 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): ListWaitlistEntriesResponse => ListWaitlistEntriesResponse.decode(value),
   },
   /**
-   * Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the same entry. Takes
-   * the customer off the waitlist. Errors beyond the common ones: NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
+   * Takes the customer off the waitlist (status `cancelled`) and answers the entry; cancelling again answers the same
+   * entry. Errors beyond the common ones: NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
    */
   cancelWaitlistEntry: {
     path: "/scheduling.v1.CareService/CancelWaitlistEntry" as const,
@@ -1857,10 +1844,10 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): CancelWaitlistEntryResponse => CancelWaitlistEntryResponse.decode(value),
   },
   /**
-   * Providers whose required data was unknown to a resolution, by provider id; default status `open`. Lists the
-   * providers a resolution could not judge for lack of data (reasons by field), to fix their records. Entries are
-   * recorded off the request path: one appears within a few seconds of the resolution that found the provider unknown
-   * (the FAILED_PRECONDITION `LICENSE_REGION_MISMATCH` answer included); `last_seen_at` may lag by up to 60 s.
+   * Lists the providers a resolution could not judge for lack of data (reasons by field), by provider id, to fix their
+   * records; `open` ones unless asked otherwise. Entries are recorded off the request path: one appears within a few
+   * seconds of the resolution that found the provider unknown (the FAILED_PRECONDITION `LICENSE_REGION_MISMATCH` answer
+   * included); `last_seen_at` may lag by up to 60 s.
    */
   listManualReview: {
     path: "/scheduling.v1.CareService/ListManualReview" as const,
@@ -1874,9 +1861,9 @@ export const CareServiceService = {
     responseDeserialize: (value: Buffer): ListManualReviewResponse => ListManualReviewResponse.decode(value),
   },
   /**
-   * Mark a provider's review entry resolved; answers the entry. It reopens when a later resolution finds the provider
-   * unknown again. No entry: NOT_FOUND `PROVIDER_NOT_FOUND`. Closes the provider's manual-review entry once its data
-   * is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Marks a provider's manual-review entry resolved once its data is fixed, and answers the entry; it reopens when a
+   * later resolution finds the provider unknown again. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`
+   * (no entry for it).
    */
   resolveManualReview: {
     path: "/scheduling.v1.CareService/ResolveManualReview" as const,
@@ -1893,55 +1880,47 @@ export const CareServiceService = {
 
 export interface CareServiceServer extends UntypedServiceImplementation {
   /**
-   * Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with the same
-   * preferences.clientRef). Upsert on (`client_ref`, `provider_id`): a repeat refreshes `last_seen_at` and answers
-   * the same id. Advances the provider graph version when something changed. Records that a client has seen a
-   * provider, so resolutions with that `client_ref` rank the provider higher. Errors beyond the common ones:
+   * Records that a client has seen a provider, so resolutions with that `client_ref` in their preferences rank the
+   * provider higher (PROVIDER_CONTINUITY). Upsert on (`client_ref`, `provider_id`): a repeat refreshes `last_seen_at`
+   * and answers the same id. Advances the provider graph version when something changed. Errors beyond the common ones:
    * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createContinuity: handleUnaryCall<CreateContinuityRequest, CreateContinuityResponse>;
-  /**
-   * List the continuity records of one clientRef. Lists the providers recorded for one `client_ref`; a page at a
-   * time.
-   */
+  /** Lists the providers recorded for one `client_ref`, a page at a time. */
   listContinuity: handleUnaryCall<ListContinuityRequest, ListContinuityResponse>;
   /**
-   * Put a customer on the waitlist of a service (typically after a zero-result resolution). Stores the customer with
-   * the constraints and preferences to retry later; status `waiting`. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`.
+   * Puts a customer on the waitlist of a service (typically after a zero-result resolution), with the constraints and
+   * preferences to retry with; status `waiting`, offered freed time as it comes. Errors beyond the common ones:
+   * NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`.
    */
   createWaitlistEntry: handleUnaryCall<CreateWaitlistEntryRequest, CreateWaitlistEntryResponse>;
-  /**
-   * List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist entries a page at a
-   * time.
-   */
+  /** Lists the organization's waitlist entries, oldest first, optionally of one status, a page at a time. */
   listWaitlistEntries: handleUnaryCall<ListWaitlistEntriesRequest, ListWaitlistEntriesResponse>;
   /**
-   * Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the same entry. Takes
-   * the customer off the waitlist. Errors beyond the common ones: NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
+   * Takes the customer off the waitlist (status `cancelled`) and answers the entry; cancelling again answers the same
+   * entry. Errors beyond the common ones: NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
    */
   cancelWaitlistEntry: handleUnaryCall<CancelWaitlistEntryRequest, CancelWaitlistEntryResponse>;
   /**
-   * Providers whose required data was unknown to a resolution, by provider id; default status `open`. Lists the
-   * providers a resolution could not judge for lack of data (reasons by field), to fix their records. Entries are
-   * recorded off the request path: one appears within a few seconds of the resolution that found the provider unknown
-   * (the FAILED_PRECONDITION `LICENSE_REGION_MISMATCH` answer included); `last_seen_at` may lag by up to 60 s.
+   * Lists the providers a resolution could not judge for lack of data (reasons by field), by provider id, to fix their
+   * records; `open` ones unless asked otherwise. Entries are recorded off the request path: one appears within a few
+   * seconds of the resolution that found the provider unknown (the FAILED_PRECONDITION `LICENSE_REGION_MISMATCH` answer
+   * included); `last_seen_at` may lag by up to 60 s.
    */
   listManualReview: handleUnaryCall<ListManualReviewRequest, ListManualReviewResponse>;
   /**
-   * Mark a provider's review entry resolved; answers the entry. It reopens when a later resolution finds the provider
-   * unknown again. No entry: NOT_FOUND `PROVIDER_NOT_FOUND`. Closes the provider's manual-review entry once its data
-   * is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Marks a provider's manual-review entry resolved once its data is fixed, and answers the entry; it reopens when a
+   * later resolution finds the provider unknown again. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`
+   * (no entry for it).
    */
   resolveManualReview: handleUnaryCall<ResolveManualReviewRequest, ResolveManualReviewResponse>;
 }
 
 export interface CareServiceClient extends Client {
   /**
-   * Record a client-provider relationship (PROVIDER_CONTINUITY ranking boost for resolutions with the same
-   * preferences.clientRef). Upsert on (`client_ref`, `provider_id`): a repeat refreshes `last_seen_at` and answers
-   * the same id. Advances the provider graph version when something changed. Records that a client has seen a
-   * provider, so resolutions with that `client_ref` rank the provider higher. Errors beyond the common ones:
+   * Records that a client has seen a provider, so resolutions with that `client_ref` in their preferences rank the
+   * provider higher (PROVIDER_CONTINUITY). Upsert on (`client_ref`, `provider_id`): a repeat refreshes `last_seen_at`
+   * and answers the same id. Advances the provider graph version when something changed. Errors beyond the common ones:
    * NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   createContinuity(
@@ -1959,10 +1938,7 @@ export interface CareServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateContinuityResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * List the continuity records of one clientRef. Lists the providers recorded for one `client_ref`; a page at a
-   * time.
-   */
+  /** Lists the providers recorded for one `client_ref`, a page at a time. */
   listContinuity(
     request: ListContinuityRequest,
     callback: (error: ServiceError | null, response: ListContinuityResponse) => void,
@@ -1979,9 +1955,9 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListContinuityResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Put a customer on the waitlist of a service (typically after a zero-result resolution). Stores the customer with
-   * the constraints and preferences to retry later; status `waiting`. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`.
+   * Puts a customer on the waitlist of a service (typically after a zero-result resolution), with the constraints and
+   * preferences to retry with; status `waiting`, offered freed time as it comes. Errors beyond the common ones:
+   * NOT_FOUND `SERVICE_NOT_FOUND`, NOT_FOUND `RESOLUTION_NOT_FOUND`.
    */
   createWaitlistEntry(
     request: CreateWaitlistEntryRequest,
@@ -1998,10 +1974,7 @@ export interface CareServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateWaitlistEntryResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * List waitlist entries, oldest first, optionally by status. Lists the organization's waitlist entries a page at a
-   * time.
-   */
+  /** Lists the organization's waitlist entries, oldest first, optionally of one status, a page at a time. */
   listWaitlistEntries(
     request: ListWaitlistEntriesRequest,
     callback: (error: ServiceError | null, response: ListWaitlistEntriesResponse) => void,
@@ -2018,8 +1991,8 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListWaitlistEntriesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Cancel a waitlist entry: status `cancelled`; answers the entry. Cancelling again answers the same entry. Takes
-   * the customer off the waitlist. Errors beyond the common ones: NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
+   * Takes the customer off the waitlist (status `cancelled`) and answers the entry; cancelling again answers the same
+   * entry. Errors beyond the common ones: NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
    */
   cancelWaitlistEntry(
     request: CancelWaitlistEntryRequest,
@@ -2037,10 +2010,10 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: CancelWaitlistEntryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Providers whose required data was unknown to a resolution, by provider id; default status `open`. Lists the
-   * providers a resolution could not judge for lack of data (reasons by field), to fix their records. Entries are
-   * recorded off the request path: one appears within a few seconds of the resolution that found the provider unknown
-   * (the FAILED_PRECONDITION `LICENSE_REGION_MISMATCH` answer included); `last_seen_at` may lag by up to 60 s.
+   * Lists the providers a resolution could not judge for lack of data (reasons by field), by provider id, to fix their
+   * records; `open` ones unless asked otherwise. Entries are recorded off the request path: one appears within a few
+   * seconds of the resolution that found the provider unknown (the FAILED_PRECONDITION `LICENSE_REGION_MISMATCH` answer
+   * included); `last_seen_at` may lag by up to 60 s.
    */
   listManualReview(
     request: ListManualReviewRequest,
@@ -2058,9 +2031,9 @@ export interface CareServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListManualReviewResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Mark a provider's review entry resolved; answers the entry. It reopens when a later resolution finds the provider
-   * unknown again. No entry: NOT_FOUND `PROVIDER_NOT_FOUND`. Closes the provider's manual-review entry once its data
-   * is fixed. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Marks a provider's manual-review entry resolved once its data is fixed, and answers the entry; it reopens when a
+   * later resolution finds the provider unknown again. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`
+   * (no entry for it).
    */
   resolveManualReview(
     request: ResolveManualReviewRequest,

@@ -27,19 +27,22 @@ export const protobufFileName = "scheduling/v1/catalog_service.proto";
 
 /** The request of CreateService. */
 export interface CreateServiceRequest {
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** The provider that offers the service. 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** The title. 1 to 200 characters. Required. */
+  /**
+   * The session type's display name; the slug is derived from it (it needs a letter or digit). 1 to 200 characters.
+   * Required.
+   */
   title?:
     | string
     | undefined;
-  /** Session length in minutes (5..1440). From 5 to 1440. Required. */
+  /** Session length in minutes. From 5 to 1440. Required. */
   duration?:
     | number
     | undefined;
-  /** In the smallest currency unit (cents); needs `currency`. From 0 to 100000000000. Optional. */
+  /** Price in the smallest currency unit (cents); needs `currency`. From 0 to 100000000000. Optional. */
   price?:
     | number
     | undefined;
@@ -47,46 +50,43 @@ export interface CreateServiceRequest {
   currency?:
     | string
     | undefined;
-  /** The modality. One of `virtual`, `in-person`, `in_person`, `both`. Optional. */
+  /** How the session is held: `virtual`, `in-person` (`in_person` is stored so) or `both`. Optional. */
   modality?:
     | string
     | undefined;
-  /** Distance between slot starts; defaults to `duration`. From 5 to 1440. Optional. */
+  /** Minutes between slot starts; unset: the duration. From 5 to 1440. Optional. */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /** Slots starting sooner than this are never offered; default 0. From 0 to 525600. Optional. */
+  /** Slots starting sooner than this many minutes from now are never offered; default 0. From 0 to 525600. Optional. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /** Free time kept before a session; default 0. From 0 to 1440. Optional. */
+  /** Free minutes kept before each session; default 0. From 0 to 1440. Optional. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /** Free time kept after a session; default 0. From 0 to 1440. Optional. */
+  /** Free minutes kept after each session; default 0. From 0 to 1440. Optional. */
   bufferAfterMinutes?: number | undefined;
 }
 
 /** The response of CreateService. */
 export interface CreateServiceResponse {
-  /** The service. */
+  /** The new service, with its id and slug. */
   service?: Service | undefined;
 }
 
 /** The request of ListServices. */
 export interface ListServicesRequest {
-  /** The id of the provider. 1 to 200 characters. Optional. */
+  /** Only the services of this provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
-  /** A URL-safe name derived from the title, unique per provider. 1 to 200 characters. Optional. */
+  /** Only the services of this session type (slug). 1 to 200 characters. Optional. */
   slug?:
     | string
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -99,102 +99,105 @@ export interface ListServicesRequest {
 
 /** The response of ListServices. */
 export interface ListServicesResponse {
-  /** The service list. */
+  /** A page of services. */
   serviceList?: ServiceList | undefined;
 }
 
 /** The request of GetService. */
 export interface GetServiceRequest {
-  /** The id of the service. 1 to 200 characters. Required. */
+  /** The service's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetService. */
 export interface GetServiceResponse {
-  /** The service. */
+  /** The service, as it stands now. */
   service?: Service | undefined;
 }
 
 /** The request of UpdateService. */
 export interface UpdateServiceRequest {
   /**
-   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
-   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`title`): a named field left unset is cleared. Without a mask, the fields that are
+   * set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** The id of the service. 1 to 200 characters. Required. */
+  /** The service to change. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The title. 1 to 200 characters. Optional. */
+  /** A new display name (and so a new slug). 1 to 200 characters. Optional. */
   title?:
     | string
     | undefined;
-  /** Session length in minutes (5..1440). From 5 to 1440. Optional. */
+  /** A new session length in minutes. From 5 to 1440. Optional. */
   duration?:
     | number
     | undefined;
-  /** In the smallest currency unit (cents); needs `currency`. unset clears it. From 0 to 100000000000. Optional. */
+  /**
+   * A new price in the smallest currency unit (cents); needs `currency`; cleared when named in the mask and unset. From
+   * 0 to 100000000000. Optional.
+   */
   price?:
     | number
     | undefined;
   /**
-   * ISO 4217 code; stored upper-case. unset clears it (not while there is a price). Matches `^[A-Za-z]{3}$`.
-   * Optional.
+   * A new ISO 4217 code; cleared when named in the mask and unset (not while there is a price). Matches
+   * `^[A-Za-z]{3}$`. Optional.
    */
   currency?:
     | string
     | undefined;
-  /** `virtual`, `in-person` or `both`; unset clears it. One of `virtual`, `in-person`, `in_person`, `both`. Optional. */
+  /** `virtual`, `in-person` (or `in_person`) or `both`; cleared when named in the mask and unset. Optional. */
   modality?:
     | string
     | undefined;
-  /** Distance between slot starts; unset: the duration. From 5 to 1440. Optional. */
+  /**
+   * Minutes between slot starts; cleared (back to the duration) when named in the mask and unset. From 5 to 1440.
+   * Optional.
+   */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /** Slots starting sooner than this are never offered. From 0 to 525600. Optional. */
+  /** Slots starting sooner than this many minutes from now are never offered. From 0 to 525600. Optional. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /** Free time kept before a session. From 0 to 1440. Optional. */
+  /** Free minutes kept before each session. From 0 to 1440. Optional. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /** Free time kept after a session. From 0 to 1440. Optional. */
+  /** Free minutes kept after each session. From 0 to 1440. Optional. */
   bufferAfterMinutes?: number | undefined;
 }
 
 /** The response of UpdateService. */
 export interface UpdateServiceResponse {
-  /** The service. */
+  /** The service after the change. */
   service?: Service | undefined;
 }
 
 /** The request of DeleteService. */
 export interface DeleteServiceRequest {
-  /** The id of the service. 1 to 200 characters. Required. */
+  /** The service to remove. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of DeleteService. */
 export interface DeleteServiceResponse {
-  /** The deleted service. */
+  /** The service as it was, with `deleted` set. */
   deletedService?: DeletedService | undefined;
 }
 
 /** The request of ListEventTypes. */
 export interface ListEventTypesRequest {
-  /** The id of the provider. 1 to 200 characters. Optional. */
+  /** Only the event types of this provider. 1 to 200 characters. Optional. */
   providerId?:
     | string
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -207,7 +210,7 @@ export interface ListEventTypesRequest {
 
 /** The response of ListEventTypes. */
 export interface ListEventTypesResponse {
-  /** The event type list. */
+  /** A page of services in the v1 shape. */
   eventTypeList?: EventTypeList | undefined;
 }
 
@@ -1528,11 +1531,10 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
 export type CatalogServiceService = typeof CatalogServiceService;
 export const CatalogServiceService = {
   /**
-   * Create a service for a provider; the slug is derived from the title and is unique per provider (a repeat is
-   * ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1. Creates a session type of one
-   * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
-   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Creates a session type of one provider: duration, optional price (smallest currency unit, with currency), modality,
+   * slot interval, minimum notice and buffers, which slots and resolutions use. The slug is derived from the title and
+   * is unique per provider (a repeat is ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Advances the provider
+   * graph version. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createService: {
     path: "/scheduling.v1.CatalogService/CreateService" as const,
@@ -1545,8 +1547,8 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): CreateServiceResponse => CreateServiceResponse.decode(value),
   },
   /**
-   * List services, optionally of one provider or one slug; a page at a time. Lists the organization's services.
-   * Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Lists the organization's services, optionally of one provider or one slug, a page at a time. Errors beyond the
+   * common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listServices: {
     path: "/scheduling.v1.CatalogService/ListServices" as const,
@@ -1558,10 +1560,7 @@ export const CatalogServiceService = {
       Buffer.from(ListServicesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListServicesResponse => ListServicesResponse.decode(value),
   },
-  /**
-   * Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`.
-   */
+  /** Reads one service of the organization. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. */
   getService: {
     path: "/scheduling.v1.CatalogService/GetService" as const,
     requestStream: false as const,
@@ -1572,13 +1571,13 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): GetServiceResponse => GetServiceResponse.decode(value),
   },
   /**
-   * Change a service; the fields sent change, unset clears price, currency or modality (`slot_interval_minutes`
-   * unset: the duration). A new title gives a new slug (a slug the provider already has is ABORTED
-   * `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1 when something changed. Validated as on
-   * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
-   * (INVALID_ARGUMENT on `provider_id`). A slot interval that equalled the duration follows a new duration. Bookings
-   * already made keep their times; resolutions made afterwards use the new values. Errors beyond the common ones:
-   * NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Changes a service: the fields sent change; price, currency and modality are cleared when named in the mask and
+   * unset (`slot_interval_minutes` then follows the duration). A new title gives a new slug (one the provider already
+   * has is ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Validated as on create, and the service after the
+   * change as a whole (a price needs a currency). The provider cannot be changed (INVALID_ARGUMENT on `provider_id`). A
+   * slot interval that equalled the duration follows a new duration. Bookings already made keep their times;
+   * resolutions made afterwards use the new values. Advances the provider graph version when something changed. Errors
+   * beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateService: {
     path: "/scheduling.v1.CatalogService/UpdateService" as const,
@@ -1591,11 +1590,11 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): UpdateServiceResponse => UpdateServiceResponse.decode(value),
   },
   /**
-   * Remove a service; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND and its slug is free
-   * again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or slots,
-   * bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made keep it
-   * (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until it
-   * expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`.
+   * Removes a service (a soft delete) and answers it as it was with `deleted` set; afterwards it is NOT_FOUND and its
+   * slug is free again. It is no longer listed, offered by resolutions or slots, bookable or rescheduled to, and
+   * waitlist entries are no longer offered its time; bookings already made keep it (read, cancel and complete as
+   * before), and a hold taken before the removal can still be confirmed until it expires. Advances the provider graph
+   * version. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   deleteService: {
     path: "/scheduling.v1.CatalogService/DeleteService" as const,
@@ -1608,8 +1607,8 @@ export const CatalogServiceService = {
     responseDeserialize: (value: Buffer): DeleteServiceResponse => DeleteServiceResponse.decode(value),
   },
   /**
-   * v1 view of services (`title`, `length`); a page at a time. The v1 shape of ListServices for v1 clients. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * The v1 view of ListServices (`title`, `length`), a page at a time. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   listEventTypes: {
     path: "/scheduling.v1.CatalogService/ListEventTypes" as const,
@@ -1626,55 +1625,50 @@ export const CatalogServiceService = {
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
   /**
-   * Create a service for a provider; the slug is derived from the title and is unique per provider (a repeat is
-   * ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1. Creates a session type of one
-   * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
-   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Creates a session type of one provider: duration, optional price (smallest currency unit, with currency), modality,
+   * slot interval, minimum notice and buffers, which slots and resolutions use. The slug is derived from the title and
+   * is unique per provider (a repeat is ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Advances the provider
+   * graph version. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createService: handleUnaryCall<CreateServiceRequest, CreateServiceResponse>;
   /**
-   * List services, optionally of one provider or one slug; a page at a time. Lists the organization's services.
-   * Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Lists the organization's services, optionally of one provider or one slug, a page at a time. Errors beyond the
+   * common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listServices: handleUnaryCall<ListServicesRequest, ListServicesResponse>;
-  /**
-   * Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`.
-   */
+  /** Reads one service of the organization. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. */
   getService: handleUnaryCall<GetServiceRequest, GetServiceResponse>;
   /**
-   * Change a service; the fields sent change, unset clears price, currency or modality (`slot_interval_minutes`
-   * unset: the duration). A new title gives a new slug (a slug the provider already has is ABORTED
-   * `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1 when something changed. Validated as on
-   * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
-   * (INVALID_ARGUMENT on `provider_id`). A slot interval that equalled the duration follows a new duration. Bookings
-   * already made keep their times; resolutions made afterwards use the new values. Errors beyond the common ones:
-   * NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Changes a service: the fields sent change; price, currency and modality are cleared when named in the mask and
+   * unset (`slot_interval_minutes` then follows the duration). A new title gives a new slug (one the provider already
+   * has is ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Validated as on create, and the service after the
+   * change as a whole (a price needs a currency). The provider cannot be changed (INVALID_ARGUMENT on `provider_id`). A
+   * slot interval that equalled the duration follows a new duration. Bookings already made keep their times;
+   * resolutions made afterwards use the new values. Advances the provider graph version when something changed. Errors
+   * beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateService: handleUnaryCall<UpdateServiceRequest, UpdateServiceResponse>;
   /**
-   * Remove a service; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND and its slug is free
-   * again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or slots,
-   * bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made keep it
-   * (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until it
-   * expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`.
+   * Removes a service (a soft delete) and answers it as it was with `deleted` set; afterwards it is NOT_FOUND and its
+   * slug is free again. It is no longer listed, offered by resolutions or slots, bookable or rescheduled to, and
+   * waitlist entries are no longer offered its time; bookings already made keep it (read, cancel and complete as
+   * before), and a hold taken before the removal can still be confirmed until it expires. Advances the provider graph
+   * version. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   deleteService: handleUnaryCall<DeleteServiceRequest, DeleteServiceResponse>;
   /**
-   * v1 view of services (`title`, `length`); a page at a time. The v1 shape of ListServices for v1 clients. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * The v1 view of ListServices (`title`, `length`), a page at a time. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   listEventTypes: handleUnaryCall<ListEventTypesRequest, ListEventTypesResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
   /**
-   * Create a service for a provider; the slug is derived from the title and is unique per provider (a repeat is
-   * ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1. Creates a session type of one
-   * provider: duration, optional price (smallest currency unit, with currency), modality, slot interval, minimum
-   * notice and buffers, which slots and resolutions use. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Creates a session type of one provider: duration, optional price (smallest currency unit, with currency), modality,
+   * slot interval, minimum notice and buffers, which slots and resolutions use. The slug is derived from the title and
+   * is unique per provider (a repeat is ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Advances the provider
+   * graph version. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createService(
     request: CreateServiceRequest,
@@ -1692,8 +1686,8 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateServiceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List services, optionally of one provider or one slug; a page at a time. Lists the organization's services.
-   * Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Lists the organization's services, optionally of one provider or one slug, a page at a time. Errors beyond the
+   * common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   listServices(
     request: ListServicesRequest,
@@ -1710,10 +1704,7 @@ export interface CatalogServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListServicesResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * Read a service. Answers one service of the organization. Errors beyond the common ones: NOT_FOUND
-   * `SERVICE_NOT_FOUND`.
-   */
+  /** Reads one service of the organization. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`. */
   getService(
     request: GetServiceRequest,
     callback: (error: ServiceError | null, response: GetServiceResponse) => void,
@@ -1730,13 +1721,13 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetServiceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Change a service; the fields sent change, unset clears price, currency or modality (`slot_interval_minutes`
-   * unset: the duration). A new title gives a new slug (a slug the provider already has is ABORTED
-   * `DUPLICATE_EXTERNAL_ID` with field `title`). Provider graph version +1 when something changed. Validated as on
-   * create, and the service after the change as a whole (a price needs a currency). The provider cannot be changed
-   * (INVALID_ARGUMENT on `provider_id`). A slot interval that equalled the duration follows a new duration. Bookings
-   * already made keep their times; resolutions made afterwards use the new values. Errors beyond the common ones:
-   * NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Changes a service: the fields sent change; price, currency and modality are cleared when named in the mask and
+   * unset (`slot_interval_minutes` then follows the duration). A new title gives a new slug (one the provider already
+   * has is ABORTED `DUPLICATE_EXTERNAL_ID` with field `title`). Validated as on create, and the service after the
+   * change as a whole (a price needs a currency). The provider cannot be changed (INVALID_ARGUMENT on `provider_id`). A
+   * slot interval that equalled the duration follows a new duration. Bookings already made keep their times;
+   * resolutions made afterwards use the new values. Advances the provider graph version when something changed. Errors
+   * beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateService(
     request: UpdateServiceRequest,
@@ -1754,11 +1745,11 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateServiceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Remove a service; answers it as it was plus `deleted: true`. Afterwards it is NOT_FOUND and its slug is free
-   * again. Provider graph version +1. Soft-deletes: the service is no longer listed, offered by resolutions or slots,
-   * bookable or rescheduled to, and waitlist entries are no longer offered its time; bookings already made keep it
-   * (read, cancel and complete as before), and a hold taken before the removal can still be confirmed until it
-   * expires. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`.
+   * Removes a service (a soft delete) and answers it as it was with `deleted` set; afterwards it is NOT_FOUND and its
+   * slug is free again. It is no longer listed, offered by resolutions or slots, bookable or rescheduled to, and
+   * waitlist entries are no longer offered its time; bookings already made keep it (read, cancel and complete as
+   * before), and a hold taken before the removal can still be confirmed until it expires. Advances the provider graph
+   * version. Errors beyond the common ones: NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   deleteService(
     request: DeleteServiceRequest,
@@ -1776,8 +1767,8 @@ export interface CatalogServiceClient extends Client {
     callback: (error: ServiceError | null, response: DeleteServiceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * v1 view of services (`title`, `length`); a page at a time. The v1 shape of ListServices for v1 clients. Errors
-   * beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * The v1 view of ListServices (`title`, `length`), a page at a time. Errors beyond the common ones: NOT_FOUND
+   * `PROVIDER_NOT_FOUND`.
    */
   listEventTypes(
     request: ListEventTypesRequest,

@@ -40,17 +40,11 @@ export interface ListEventsRequest {
   since?:
     | Date
     | undefined;
-  /**
-   * Only events caused with keys of this mode. Webhooks deliver only live events; test events are listed too unless
-   * `mode=live`. Optional.
-   */
+  /** Only events caused with keys of this mode (webhooks deliver only live events); unset: both. Optional. */
   keyMode?:
     | KeyMode
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -63,7 +57,7 @@ export interface ListEventsRequest {
 
 /** The response of ListEvents. */
 export interface ListEventsResponse {
-  /** The items of this page. */
+  /** The events of this page, newest first, each the envelope its webhook deliveries carry. */
   data?:
     | Event[]
     | undefined;
@@ -75,19 +69,19 @@ export interface ListEventsResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
 /** The request of GetEvent. */
 export interface GetEventRequest {
-  /** The id of the event. 1 to 200 characters. Required. */
+  /** The event's id (`evt_…`). 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetEvent. */
 export interface GetEventResponse {
-  /** The event. */
+  /** The event envelope. */
   event?: Event | undefined;
 }
 
@@ -513,11 +507,10 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
 export type EventServiceService = typeof EventServiceService;
 export const EventServiceService = {
   /**
-   * List the organization’s events of the last 30 days newest first, optionally of one `type`, from `since` on, or of
-   * one key `key_mode`; each item is exactly the envelope a webhook delivery of it carries. Reconciliation for
-   * webhook consumers: read what was emitted while a receiver was down, deduplicating on the event `id` (the
-   * `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys both read every event of their
-   * organization.
+   * Lists the organization's events of the last 30 days, newest first, optionally of one `type`, from `since` on, or of
+   * one `key_mode`; each item is exactly the envelope a webhook delivery of it carries. For reconciliation: read what
+   * was emitted while a receiver was down, deduplicating on the event `id` (the `webhook-id` of its deliveries). Test
+   * and live keys both read every event of their organization.
    */
   listEvents: {
     path: "/scheduling.v1.EventService/ListEvents" as const,
@@ -529,9 +522,9 @@ export const EventServiceService = {
     responseDeserialize: (value: Buffer): ListEventsResponse => ListEventsResponse.decode(value),
   },
   /**
-   * Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id; NOT_FOUND
-   * `EVENT_NOT_FOUND` when no event has the id or it is older than 30 days, PERMISSION_DENIED `FORBIDDEN` when it
-   * belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`.
+   * Reads one event of the last 30 days by id: the envelope its webhook deliveries carry. PERMISSION_DENIED `FORBIDDEN`
+   * when it belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND` (no such id, or
+   * older than 30 days).
    */
   getEvent: {
     path: "/scheduling.v1.EventService/GetEvent" as const,
@@ -546,28 +539,26 @@ export const EventServiceService = {
 
 export interface EventServiceServer extends UntypedServiceImplementation {
   /**
-   * List the organization’s events of the last 30 days newest first, optionally of one `type`, from `since` on, or of
-   * one key `key_mode`; each item is exactly the envelope a webhook delivery of it carries. Reconciliation for
-   * webhook consumers: read what was emitted while a receiver was down, deduplicating on the event `id` (the
-   * `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys both read every event of their
-   * organization.
+   * Lists the organization's events of the last 30 days, newest first, optionally of one `type`, from `since` on, or of
+   * one `key_mode`; each item is exactly the envelope a webhook delivery of it carries. For reconciliation: read what
+   * was emitted while a receiver was down, deduplicating on the event `id` (the `webhook-id` of its deliveries). Test
+   * and live keys both read every event of their organization.
    */
   listEvents: handleUnaryCall<ListEventsRequest, ListEventsResponse>;
   /**
-   * Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id; NOT_FOUND
-   * `EVENT_NOT_FOUND` when no event has the id or it is older than 30 days, PERMISSION_DENIED `FORBIDDEN` when it
-   * belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`.
+   * Reads one event of the last 30 days by id: the envelope its webhook deliveries carry. PERMISSION_DENIED `FORBIDDEN`
+   * when it belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND` (no such id, or
+   * older than 30 days).
    */
   getEvent: handleUnaryCall<GetEventRequest, GetEventResponse>;
 }
 
 export interface EventServiceClient extends Client {
   /**
-   * List the organization’s events of the last 30 days newest first, optionally of one `type`, from `since` on, or of
-   * one key `key_mode`; each item is exactly the envelope a webhook delivery of it carries. Reconciliation for
-   * webhook consumers: read what was emitted while a receiver was down, deduplicating on the event `id` (the
-   * `webhook-id` of its deliveries). Events are kept 30 days. Test and live keys both read every event of their
-   * organization.
+   * Lists the organization's events of the last 30 days, newest first, optionally of one `type`, from `since` on, or of
+   * one `key_mode`; each item is exactly the envelope a webhook delivery of it carries. For reconciliation: read what
+   * was emitted while a receiver was down, deduplicating on the event `id` (the `webhook-id` of its deliveries). Test
+   * and live keys both read every event of their organization.
    */
   listEvents(
     request: ListEventsRequest,
@@ -585,9 +576,9 @@ export interface EventServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListEventsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read one event of the last 30 days: the envelope its webhook deliveries carry. Answers the event by id; NOT_FOUND
-   * `EVENT_NOT_FOUND` when no event has the id or it is older than 30 days, PERMISSION_DENIED `FORBIDDEN` when it
-   * belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND`.
+   * Reads one event of the last 30 days by id: the envelope its webhook deliveries carry. PERMISSION_DENIED `FORBIDDEN`
+   * when it belongs to another organization. Errors beyond the common ones: NOT_FOUND `EVENT_NOT_FOUND` (no such id, or
+   * older than 30 days).
    */
   getEvent(
     request: GetEventRequest,

@@ -34,15 +34,15 @@ export const protobufFileName = "scheduling/v1/import_service.proto";
 
 /** The request of CreateProviderImport. */
 export interface CreateProviderImportRequest {
-  /** The import mode. Optional. */
+  /** How rows whose `externalId` exists or not are treated; unset: upsert. Optional. */
   importMode?:
     | ImportMode
     | undefined;
-  /** Dry run. Optional. */
+  /** true: judge and count every row, write nothing. Optional. */
   dryRun?:
     | boolean
     | undefined;
-  /** Deactivate missing. Optional. */
+  /** true: deactivate the organization's providers absent from the batch (counted in `summary.deactivated`). Optional. */
   deactivateMissing?:
     | boolean
     | undefined;
@@ -58,29 +58,29 @@ export interface CreateProviderImportRequest {
 
 /** The response of CreateProviderImport. */
 export interface CreateProviderImportResponse {
-  /** The provider import accepted. */
+  /** The job, accepted (`validating`); read it with GetProviderImport. */
   providerImportAccepted?: ProviderImportAccepted | undefined;
 }
 
 /** The request of GetProviderImport. */
 export interface GetProviderImportRequest {
-  /** The id of the import. 1 to 200 characters. Required. */
+  /** The job's id. 1 to 200 characters. Required. */
   importId?: string | undefined;
 }
 
 /** The response of GetProviderImport. */
 export interface GetProviderImportResponse {
-  /** The provider import. */
+  /** The job: status, progress, summary and per-row results. */
   providerImport?: ProviderImport | undefined;
 }
 
 /** The request of ListProviderImports. */
 export interface ListProviderImportsRequest {
-  /** The id of the import. 1 to 200 characters. Optional. */
+  /** Answer only this job (instead of a page). 1 to 200 characters. Optional. */
   importId?:
     | string
     | undefined;
-  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -99,17 +99,17 @@ export interface ListProviderImportsResponse {
    */
   kind?:
     | //
-    /** The value when it is provider import. */
+    /** The job named by `import_id`. */
     { $case: "providerImport"; value: ProviderImport }
     | //
-    /** The value when it is page. */
+    /** Without `import_id`: a page of jobs. */
     { $case: "page"; value: ListProviderImportsResponse_Page }
     | undefined;
 }
 
-/** The page. */
+/** A page of import jobs, newest first. */
 export interface ListProviderImportsResponse_Page {
-  /** The items of this page. */
+  /** The jobs of this page. */
   data?:
     | ProviderImport[]
     | undefined;
@@ -121,7 +121,7 @@ export interface ListProviderImportsResponse_Page {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many jobs there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
@@ -842,11 +842,10 @@ export const ListProviderImportsResponse_Page: MessageFns<ListProviderImportsRes
 export type ImportServiceService = typeof ImportServiceService;
 export const ImportServiceService = {
   /**
-   * Submit up to 500 providers for asynchronous import. Queues an import job and answers with its id at once; rows
-   * are validated and applied by a worker in one transaction (`dry_run` rolls it back and only reports). Mode
-   * `upsert` (default), `create_only` or `update_only`; `deactivate_missing` deactivates providers absent from the
-   * batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`,
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Queues an import job of up to 500 providers and answers with its id at once; a worker validates and applies the
+   * rows in one transaction (`dry_run` rolls it back and only reports). Mode `upsert` (default), `create_only` or
+   * `update_only`; `deactivate_missing` deactivates providers absent from the batch. Platform keys only. Errors beyond
+   * the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createProviderImport: {
     path: "/scheduling.v1.ImportService/CreateProviderImport" as const,
@@ -860,9 +859,8 @@ export const ImportServiceService = {
     responseDeserialize: (value: Buffer): CreateProviderImportResponse => CreateProviderImportResponse.decode(value),
   },
   /**
-   * Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until `status` is
-   * `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones: NOT_FOUND
-   * `IMPORT_NOT_FOUND`.
+   * Reads an import job: status, progress, summary, per-row errors and outcomes. Poll it until `status` is `completed`
+   * or `failed`. Errors beyond the common ones: NOT_FOUND `IMPORT_NOT_FOUND`.
    */
   getProviderImport: {
     path: "/scheduling.v1.ImportService/GetProviderImport" as const,
@@ -876,9 +874,8 @@ export const ImportServiceService = {
     responseDeserialize: (value: Buffer): GetProviderImportResponse => GetProviderImportResponse.decode(value),
   },
   /**
-   * With `import_id`: that job; without: the jobs, newest first. Lists the organization's import jobs, or answers one
-   * job when `import_id` is given (NOT_FOUND `IMPORT_NOT_FOUND` when it is unknown). Errors beyond the common ones:
-   * NOT_FOUND `IMPORT_NOT_FOUND`.
+   * Lists the organization's import jobs, newest first, or answers one job when `import_id` is given. Errors beyond the
+   * common ones: NOT_FOUND `IMPORT_NOT_FOUND` (an unknown `import_id`).
    */
   listProviderImports: {
     path: "/scheduling.v1.ImportService/ListProviderImports" as const,
@@ -895,34 +892,30 @@ export const ImportServiceService = {
 
 export interface ImportServiceServer extends UntypedServiceImplementation {
   /**
-   * Submit up to 500 providers for asynchronous import. Queues an import job and answers with its id at once; rows
-   * are validated and applied by a worker in one transaction (`dry_run` rolls it back and only reports). Mode
-   * `upsert` (default), `create_only` or `update_only`; `deactivate_missing` deactivates providers absent from the
-   * batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`,
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Queues an import job of up to 500 providers and answers with its id at once; a worker validates and applies the
+   * rows in one transaction (`dry_run` rolls it back and only reports). Mode `upsert` (default), `create_only` or
+   * `update_only`; `deactivate_missing` deactivates providers absent from the batch. Platform keys only. Errors beyond
+   * the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createProviderImport: handleUnaryCall<CreateProviderImportRequest, CreateProviderImportResponse>;
   /**
-   * Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until `status` is
-   * `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones: NOT_FOUND
-   * `IMPORT_NOT_FOUND`.
+   * Reads an import job: status, progress, summary, per-row errors and outcomes. Poll it until `status` is `completed`
+   * or `failed`. Errors beyond the common ones: NOT_FOUND `IMPORT_NOT_FOUND`.
    */
   getProviderImport: handleUnaryCall<GetProviderImportRequest, GetProviderImportResponse>;
   /**
-   * With `import_id`: that job; without: the jobs, newest first. Lists the organization's import jobs, or answers one
-   * job when `import_id` is given (NOT_FOUND `IMPORT_NOT_FOUND` when it is unknown). Errors beyond the common ones:
-   * NOT_FOUND `IMPORT_NOT_FOUND`.
+   * Lists the organization's import jobs, newest first, or answers one job when `import_id` is given. Errors beyond the
+   * common ones: NOT_FOUND `IMPORT_NOT_FOUND` (an unknown `import_id`).
    */
   listProviderImports: handleUnaryCall<ListProviderImportsRequest, ListProviderImportsResponse>;
 }
 
 export interface ImportServiceClient extends Client {
   /**
-   * Submit up to 500 providers for asynchronous import. Queues an import job and answers with its id at once; rows
-   * are validated and applied by a worker in one transaction (`dry_run` rolls it back and only reports). Mode
-   * `upsert` (default), `create_only` or `update_only`; `deactivate_missing` deactivates providers absent from the
-   * batch. Platform keys only. Errors beyond the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`,
-   * PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Queues an import job of up to 500 providers and answers with its id at once; a worker validates and applies the
+   * rows in one transaction (`dry_run` rolls it back and only reports). Mode `upsert` (default), `create_only` or
+   * `update_only`; `deactivate_missing` deactivates providers absent from the batch. Platform keys only. Errors beyond
+   * the common ones: INVALID_ARGUMENT `TOO_MANY_PROVIDERS`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createProviderImport(
     request: CreateProviderImportRequest,
@@ -940,9 +933,8 @@ export interface ImportServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateProviderImportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read an import job: status, progress, summary, per-row errors and outcomes. Poll this until `status` is
-   * `completed` or `failed`; `progress` counts the rows processed. Errors beyond the common ones: NOT_FOUND
-   * `IMPORT_NOT_FOUND`.
+   * Reads an import job: status, progress, summary, per-row errors and outcomes. Poll it until `status` is `completed`
+   * or `failed`. Errors beyond the common ones: NOT_FOUND `IMPORT_NOT_FOUND`.
    */
   getProviderImport(
     request: GetProviderImportRequest,
@@ -960,9 +952,8 @@ export interface ImportServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetProviderImportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * With `import_id`: that job; without: the jobs, newest first. Lists the organization's import jobs, or answers one
-   * job when `import_id` is given (NOT_FOUND `IMPORT_NOT_FOUND` when it is unknown). Errors beyond the common ones:
-   * NOT_FOUND `IMPORT_NOT_FOUND`.
+   * Lists the organization's import jobs, newest first, or answers one job when `import_id` is given. Errors beyond the
+   * common ones: NOT_FOUND `IMPORT_NOT_FOUND` (an unknown `import_id`).
    */
   listProviderImports(
     request: ListProviderImportsRequest,

@@ -40,51 +40,51 @@ export interface ListMachinesRequest {
 
 /** The response of ListMachines. */
 export interface ListMachinesResponse {
-  /** The machine catalogue. */
+  /** Every machine the inspector shows. */
   machineCatalogue?: MachineCatalogue | undefined;
 }
 
 /** The request of GetMachine. */
 export interface GetMachineRequest {
-  /** The machine name. Required. */
+  /** The machine to read. Required. */
   machineName?: MachineName | undefined;
 }
 
 /** The response of GetMachine. */
 export interface GetMachineResponse {
-  /** The machine. */
+  /** The machine, with its DOT drawing. */
   machine?: Machine | undefined;
 }
 
 /** The request of GetActor. */
 export interface GetActorRequest {
-  /** The machine name. Required. */
+  /** The kind of actor. Required. */
   machineName?:
     | MachineName
     | undefined;
-  /** The id of the actor. 1 to 200 characters. Required. */
+  /** The actor's id: the resolution, hold, booking or waitlist entry id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetActor. */
 export interface GetActorResponse {
-  /** The actor view. */
+  /** The actor as it is now. */
   actorView?: ActorView | undefined;
 }
 
 /** The request of WatchActor. */
 export interface WatchActorRequest {
-  /** The machine name. Required. */
+  /** The kind of actor. Required. */
   machineName?:
     | MachineName
     | undefined;
-  /** The id of the actor. 1 to 200 characters. Required. */
+  /** The actor's id: the resolution, hold, booking or waitlist entry id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of WatchActor. */
 export interface WatchActorResponse {
-  /** The actor view. */
+  /** The actor as it is after its latest change. */
   actorView?: ActorView | undefined;
 }
 
@@ -692,9 +692,9 @@ export const WatchActorResponse: MessageFns<WatchActorResponse> = {
 export type InspectorServiceService = typeof InspectorServiceService;
 export const InspectorServiceService = {
   /**
-   * The machines the service runs (resolution, hold, booking), read from their definitions: version, states, events,
-   * transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue for drawing and
-   * inspection; the same for every organization. Any API key.
+   * Answers the catalogue of the machines the service runs (resolution, hold, booking, waitlist entry), read from their
+   * definitions: version, states, events, transitions with their guards, and a Graphviz DOT drawing; the same for every
+   * organization. Any API key.
    */
   listMachines: {
     path: "/scheduling.v1.InspectorService/ListMachines" as const,
@@ -706,7 +706,7 @@ export const InspectorServiceService = {
       Buffer.from(ListMachinesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListMachinesResponse => ListMachinesResponse.decode(value),
   },
-  /** One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. */
+  /** Answers one machine of the catalogue by name. Any API key. */
   getMachine: {
     path: "/scheduling.v1.InspectorService/GetMachine" as const,
     requestStream: false as const,
@@ -717,11 +717,10 @@ export const InspectorServiceService = {
     responseDeserialize: (value: Buffer): GetMachineResponse => GetMachineResponse.decode(value),
   },
   /**
-   * One resolution, hold or booking actor of the organization: current state, persisted snapshot and revision, event
-   * history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the actor
-   * has expired from the store. Answers the live view of one actor of the caller's organization, as the inspector
-   * draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
-   * `BOOKING_NOT_FOUND`.
+   * Answers the live view of one actor of the caller's organization: current state, persisted snapshot and revision,
+   * event history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the
+   * actor has expired from the store. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND
+   * `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`, NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
    */
   getActor: {
     path: "/scheduling.v1.InspectorService/GetActor" as const,
@@ -735,7 +734,8 @@ export const InspectorServiceService = {
   /**
    * Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms
    * behind). The stream ends with NOT_FOUND if the actor expires while followed. Errors beyond the common ones:
-   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`.
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`, NOT_FOUND
+   * `WAITLIST_ENTRY_NOT_FOUND`.
    */
   watchActor: {
     path: "/scheduling.v1.InspectorService/WatchActor" as const,
@@ -750,34 +750,34 @@ export const InspectorServiceService = {
 
 export interface InspectorServiceServer extends UntypedServiceImplementation {
   /**
-   * The machines the service runs (resolution, hold, booking), read from their definitions: version, states, events,
-   * transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue for drawing and
-   * inspection; the same for every organization. Any API key.
+   * Answers the catalogue of the machines the service runs (resolution, hold, booking, waitlist entry), read from their
+   * definitions: version, states, events, transitions with their guards, and a Graphviz DOT drawing; the same for every
+   * organization. Any API key.
    */
   listMachines: handleUnaryCall<ListMachinesRequest, ListMachinesResponse>;
-  /** One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. */
+  /** Answers one machine of the catalogue by name. Any API key. */
   getMachine: handleUnaryCall<GetMachineRequest, GetMachineResponse>;
   /**
-   * One resolution, hold or booking actor of the organization: current state, persisted snapshot and revision, event
-   * history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the actor
-   * has expired from the store. Answers the live view of one actor of the caller's organization, as the inspector
-   * draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
-   * `BOOKING_NOT_FOUND`.
+   * Answers the live view of one actor of the caller's organization: current state, persisted snapshot and revision,
+   * event history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the
+   * actor has expired from the store. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND
+   * `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`, NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
    */
   getActor: handleUnaryCall<GetActorRequest, GetActorResponse>;
   /**
    * Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms
    * behind). The stream ends with NOT_FOUND if the actor expires while followed. Errors beyond the common ones:
-   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`.
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`, NOT_FOUND
+   * `WAITLIST_ENTRY_NOT_FOUND`.
    */
   watchActor: handleServerStreamingCall<WatchActorRequest, WatchActorResponse>;
 }
 
 export interface InspectorServiceClient extends Client {
   /**
-   * The machines the service runs (resolution, hold, booking), read from their definitions: version, states, events,
-   * transitions with their guards, and a Graphviz DOT drawing. Answers the state machine catalogue for drawing and
-   * inspection; the same for every organization. Any API key.
+   * Answers the catalogue of the machines the service runs (resolution, hold, booking, waitlist entry), read from their
+   * definitions: version, states, events, transitions with their guards, and a Graphviz DOT drawing; the same for every
+   * organization. Any API key.
    */
   listMachines(
     request: ListMachinesRequest,
@@ -794,7 +794,7 @@ export interface InspectorServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListMachinesResponse) => void,
   ): ClientUnaryCall;
-  /** One machine of the catalogue. Answers one machine of the catalogue by name. Any API key. */
+  /** Answers one machine of the catalogue by name. Any API key. */
   getMachine(
     request: GetMachineRequest,
     callback: (error: ServiceError | null, response: GetMachineResponse) => void,
@@ -811,11 +811,10 @@ export interface InspectorServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetMachineResponse) => void,
   ): ClientUnaryCall;
   /**
-   * One resolution, hold or booking actor of the organization: current state, persisted snapshot and revision, event
-   * history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the actor
-   * has expired from the store. Answers the live view of one actor of the caller's organization, as the inspector
-   * draws it. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND
-   * `BOOKING_NOT_FOUND`.
+   * Answers the live view of one actor of the caller's organization: current state, persisted snapshot and revision,
+   * event history with who caused each step, durable timers, and the transitions taken, numbered. NOT_FOUND once the
+   * actor has expired from the store. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND
+   * `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`, NOT_FOUND `WAITLIST_ENTRY_NOT_FOUND`.
    */
   getActor(
     request: GetActorRequest,
@@ -835,7 +834,8 @@ export interface InspectorServiceClient extends Client {
   /**
    * Follows one actor live: the actor view of GetActor at once, then one each time the actor changes (at most ~250 ms
    * behind). The stream ends with NOT_FOUND if the actor expires while followed. Errors beyond the common ones:
-   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`.
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, NOT_FOUND `BOOKING_NOT_FOUND`, NOT_FOUND
+   * `WAITLIST_ENTRY_NOT_FOUND`.
    */
   watchActor(request: WatchActorRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchActorResponse>;
   watchActor(

@@ -27,27 +27,27 @@ export const protobufFileName = "scheduling/v1/organization_service.proto";
 
 /** The request of CreateOrganization. */
 export interface CreateOrganizationRequest {
-  /** The id the caller's own system gives it. 1 to 200 characters. Required. */
+  /** The id the caller's own system gives the organization; unique per platform. 1 to 200 characters. Required. */
   externalId?:
     | string
     | undefined;
-  /** The name. 1 to 200 characters. Required. */
+  /** The organization's name. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** The settings. Optional. */
+  /** Its settings; those left unset take their defaults. Optional. */
   settings?: OrganizationSettings | undefined;
 }
 
 /** The response of CreateOrganization. */
 export interface CreateOrganizationResponse {
-  /** The organization. */
+  /** The new organization, with every setting. */
   organization?: Organization | undefined;
 }
 
 /** The request of ListOrganizations. */
 export interface ListOrganizationsRequest {
-  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -60,7 +60,7 @@ export interface ListOrganizationsRequest {
 
 /** The response of ListOrganizations. */
 export interface ListOrganizationsResponse {
-  /** The items of this page. */
+  /** The organizations of this page, in id order. */
   data?:
     | Organization[]
     | undefined;
@@ -72,58 +72,58 @@ export interface ListOrganizationsResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
 /** The request of GetOrganization. */
 export interface GetOrganizationRequest {
-  /** The id of the organization. 1 to 200 characters. Required. */
+  /** The organization's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetOrganization. */
 export interface GetOrganizationResponse {
-  /** The organization. */
+  /** The organization with every setting. */
   organization?: Organization | undefined;
 }
 
 /** The request of GetOrganizationOverview. */
 export interface GetOrganizationOverviewRequest {
-  /** The id of the organization. 1 to 200 characters. Required. */
+  /** The organization's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetOrganizationOverview. */
 export interface GetOrganizationOverviewResponse {
-  /** The organization overview. */
+  /** The organization and counts of what it holds. */
   organizationOverview?: OrganizationOverview | undefined;
 }
 
 /** The request of UpdateOrganization. */
 export interface UpdateOrganizationRequest {
   /**
-   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
-   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`name`): a named field left unset is cleared. Without a mask, the fields that are
+   * set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** The id of the organization. 1 to 200 characters. Required. */
+  /** The organization to change. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The name. 1 to 200 characters. Optional. */
+  /** A new name. 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
-  /** The settings. Optional. */
+  /** Settings to change, merged into the organization's; those left unset stay. Optional. */
   settings?: OrganizationSettings | undefined;
 }
 
 /** The response of UpdateOrganization. */
 export interface UpdateOrganizationResponse {
-  /** The organization. */
+  /** The organization after the change. */
   organization?: Organization | undefined;
 }
 
@@ -1000,10 +1000,9 @@ export const UpdateOrganizationResponse: MessageFns<UpdateOrganizationResponse> 
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {
   /**
-   * Create an organization. Creates an organization in the caller's platform with its settings (plan `free`,
-   * allowUnverifiable false and no timezone unless given). `external_id` is unique per platform: a repeat is ABORTED.
-   * Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED
-   * `PLATFORM_KEY_REQUIRED`.
+   * Creates an organization in the caller's platform with its settings (plan `free`, `allow_unverifiable` false and no
+   * time zone unless given). `external_id` is unique per platform. Platform keys only. Errors beyond the common ones:
+   * ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createOrganization: {
     path: "/scheduling.v1.OrganizationService/CreateOrganization" as const,
@@ -1017,8 +1016,8 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): CreateOrganizationResponse => CreateOrganizationResponse.decode(value),
   },
   /**
-   * List the organizations the key may see. Lists organizations in id order a page at a time. Any API key: a platform
-   * key sees its platform's organizations, an organization key its own.
+   * Lists the organizations the key may see, in id order, a page at a time: a platform key its platform's
+   * organizations, an organization key its own. Any API key.
    */
   listOrganizations: {
     path: "/scheduling.v1.OrganizationService/ListOrganizations" as const,
@@ -1032,9 +1031,9 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): ListOrganizationsResponse => ListOrganizationsResponse.decode(value),
   },
   /**
-   * Read an organization. Answers one organization with its settings and provider graph version. Any API key of the
-   * organization's platform; an organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`).
-   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Reads one organization with its settings and provider graph version. Any API key of the organization's platform; an
+   * organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones:
+   * NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganization: {
     path: "/scheduling.v1.OrganizationService/GetOrganization" as const,
@@ -1048,11 +1047,10 @@ export const OrganizationServiceService = {
     responseDeserialize: (value: Buffer): GetOrganizationResponse => GetOrganizationResponse.decode(value),
   },
   /**
-   * An organization with counts of what it holds (providers, services, bookings by status, resolutions of the last 24
-   * hours, active holds, open manual-review entries, webhook deliveries by status, audit events), for the console.
-   * Visible as GetOrganization is. Answers the organization and live counts of what it holds, computed when asked
-   * (`generated_at`). Any API key of the organization's platform; an organization key only for its own organization
-   * (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * An organization with live counts of what it holds (providers, services, bookings by status, resolutions of the last
+   * 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit events), computed when
+   * asked (`generated_at`), for the console. Visible as GetOrganization is. Errors beyond the common ones: NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   getOrganizationOverview: {
     path: "/scheduling.v1.OrganizationService/GetOrganizationOverview" as const,
@@ -1067,9 +1065,8 @@ export const OrganizationServiceService = {
       GetOrganizationOverviewResponse.decode(value),
   },
   /**
-   * Update an organization’s name and settings. Changes the name and merges the given settings into the
-   * organization's settings; other fields stay. Platform keys only. Errors beyond the common ones: NOT_FOUND
-   * `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Changes an organization's name and merges the given settings into its settings; other fields stay. Platform keys
+   * only. Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   updateOrganization: {
     path: "/scheduling.v1.OrganizationService/UpdateOrganization" as const,
@@ -1086,45 +1083,41 @@ export const OrganizationServiceService = {
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
   /**
-   * Create an organization. Creates an organization in the caller's platform with its settings (plan `free`,
-   * allowUnverifiable false and no timezone unless given). `external_id` is unique per platform: a repeat is ABORTED.
-   * Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED
-   * `PLATFORM_KEY_REQUIRED`.
+   * Creates an organization in the caller's platform with its settings (plan `free`, `allow_unverifiable` false and no
+   * time zone unless given). `external_id` is unique per platform. Platform keys only. Errors beyond the common ones:
+   * ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createOrganization: handleUnaryCall<CreateOrganizationRequest, CreateOrganizationResponse>;
   /**
-   * List the organizations the key may see. Lists organizations in id order a page at a time. Any API key: a platform
-   * key sees its platform's organizations, an organization key its own.
+   * Lists the organizations the key may see, in id order, a page at a time: a platform key its platform's
+   * organizations, an organization key its own. Any API key.
    */
   listOrganizations: handleUnaryCall<ListOrganizationsRequest, ListOrganizationsResponse>;
   /**
-   * Read an organization. Answers one organization with its settings and provider graph version. Any API key of the
-   * organization's platform; an organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`).
-   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Reads one organization with its settings and provider graph version. Any API key of the organization's platform; an
+   * organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones:
+   * NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganization: handleUnaryCall<GetOrganizationRequest, GetOrganizationResponse>;
   /**
-   * An organization with counts of what it holds (providers, services, bookings by status, resolutions of the last 24
-   * hours, active holds, open manual-review entries, webhook deliveries by status, audit events), for the console.
-   * Visible as GetOrganization is. Answers the organization and live counts of what it holds, computed when asked
-   * (`generated_at`). Any API key of the organization's platform; an organization key only for its own organization
-   * (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * An organization with live counts of what it holds (providers, services, bookings by status, resolutions of the last
+   * 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit events), computed when
+   * asked (`generated_at`), for the console. Visible as GetOrganization is. Errors beyond the common ones: NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   getOrganizationOverview: handleUnaryCall<GetOrganizationOverviewRequest, GetOrganizationOverviewResponse>;
   /**
-   * Update an organization’s name and settings. Changes the name and merges the given settings into the
-   * organization's settings; other fields stay. Platform keys only. Errors beyond the common ones: NOT_FOUND
-   * `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Changes an organization's name and merges the given settings into its settings; other fields stay. Platform keys
+   * only. Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   updateOrganization: handleUnaryCall<UpdateOrganizationRequest, UpdateOrganizationResponse>;
 }
 
 export interface OrganizationServiceClient extends Client {
   /**
-   * Create an organization. Creates an organization in the caller's platform with its settings (plan `free`,
-   * allowUnverifiable false and no timezone unless given). `external_id` is unique per platform: a repeat is ABORTED.
-   * Platform keys only. Errors beyond the common ones: ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED
-   * `PLATFORM_KEY_REQUIRED`.
+   * Creates an organization in the caller's platform with its settings (plan `free`, `allow_unverifiable` false and no
+   * time zone unless given). `external_id` is unique per platform. Platform keys only. Errors beyond the common ones:
+   * ABORTED `DUPLICATE_EXTERNAL_ID`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   createOrganization(
     request: CreateOrganizationRequest,
@@ -1142,8 +1135,8 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateOrganizationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List the organizations the key may see. Lists organizations in id order a page at a time. Any API key: a platform
-   * key sees its platform's organizations, an organization key its own.
+   * Lists the organizations the key may see, in id order, a page at a time: a platform key its platform's
+   * organizations, an organization key its own. Any API key.
    */
   listOrganizations(
     request: ListOrganizationsRequest,
@@ -1161,9 +1154,9 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListOrganizationsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read an organization. Answers one organization with its settings and provider graph version. Any API key of the
-   * organization's platform; an organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`).
-   * Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * Reads one organization with its settings and provider graph version. Any API key of the organization's platform; an
+   * organization key only for its own organization (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones:
+   * NOT_FOUND `ORGANIZATION_NOT_FOUND`.
    */
   getOrganization(
     request: GetOrganizationRequest,
@@ -1181,11 +1174,10 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetOrganizationResponse) => void,
   ): ClientUnaryCall;
   /**
-   * An organization with counts of what it holds (providers, services, bookings by status, resolutions of the last 24
-   * hours, active holds, open manual-review entries, webhook deliveries by status, audit events), for the console.
-   * Visible as GetOrganization is. Answers the organization and live counts of what it holds, computed when asked
-   * (`generated_at`). Any API key of the organization's platform; an organization key only for its own organization
-   * (else PERMISSION_DENIED `FORBIDDEN`). Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`.
+   * An organization with live counts of what it holds (providers, services, bookings by status, resolutions of the last
+   * 24 hours, active holds, open manual-review entries, webhook deliveries by status, audit events), computed when
+   * asked (`generated_at`), for the console. Visible as GetOrganization is. Errors beyond the common ones: NOT_FOUND
+   * `ORGANIZATION_NOT_FOUND`.
    */
   getOrganizationOverview(
     request: GetOrganizationOverviewRequest,
@@ -1203,9 +1195,8 @@ export interface OrganizationServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetOrganizationOverviewResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Update an organization’s name and settings. Changes the name and merges the given settings into the
-   * organization's settings; other fields stay. Platform keys only. Errors beyond the common ones: NOT_FOUND
-   * `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
+   * Changes an organization's name and merges the given settings into its settings; other fields stay. Platform keys
+   * only. Errors beyond the common ones: NOT_FOUND `ORGANIZATION_NOT_FOUND`, PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`.
    */
   updateOrganization(
     request: UpdateOrganizationRequest,

@@ -36,107 +36,122 @@ export const protobufFileName = "scheduling/v1/provider_service.proto";
 
 /** The request of CreateProvider. */
 export interface CreateProviderRequest {
-  /** The id the caller's own system gives it. 1 to 200 characters. Required. */
+  /** The id the caller's own system gives the provider; unique within the organization. 1 to 200 characters. Required. */
   externalId?:
     | string
     | undefined;
-  /** The name to show. 1 to 200 characters. Required. */
+  /** The provider's full display name. 1 to 200 characters. Required. */
   displayName?:
     | string
     | undefined;
-  /** An e-mail address. At most 1000 characters. Optional. */
+  /** The provider's e-mail address (operational metadata only, never an identifier). At most 1000 characters. Optional. */
   email?:
     | string
     | undefined;
-  /** The provider status. Optional. */
+  /** The provider's standing; `active` when left unset on create. Optional. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** Searchable. Optional. */
+  /** Whether the provider appears in resolutions; true when left unset on create. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** The profession code. At most 200 characters. Optional. */
+  /** The provider's profession (`clinical_psychologist`), lower-cased to [a-z0-9_]. At most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** The profession. At most 200 characters. Optional. */
+  /** The v1 name of `profession_code`; `profession_code` wins when both are set. At most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** The specialty codes. At most 200 characters. At most 100 items. Optional. */
+  /** Specialty codes, normalized and deduplicated. At most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** The language codes. At most 200 characters. At most 100 items. Optional. */
+  /**
+   * Languages the provider works in, ISO 639-1 (`ES`, `es-MX` are stored `es`). At most 200 characters. At most 100
+   * items. Optional.
+   */
   languageCodes?:
     | string[]
     | undefined;
-  /** The modality codes. At most 200 characters. At most 100 items. Optional. */
+  /**
+   * How the provider works: `virtual`, `in_person` (`in-person` is the same). At most 200 characters. At most 100
+   * items. Optional.
+   */
   modalityCodes?:
     | string[]
     | undefined;
-  /** The service region codes. At most 200 characters. At most 100 items. Optional. */
+  /** Regions the provider serves (`us-ca` is stored `US-CA`). At most 200 characters. At most 100 items. Optional. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** The insurance plan codes. At most 200 characters. At most 100 items. Optional. */
+  /**
+   * Insurance plans accepted; aliases are stored as canonical codes (`BCBS` -> `bcbs`, `cash` -> `self_pay`). At most
+   * 200 characters. At most 100 items. Optional.
+   */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** The age group codes. At most 200 characters. At most 100 items. Optional. */
+  /**
+   * Client age groups served: `adult`, `adolescent`, `child`, `senior`. At most 200 characters. At most 100 items.
+   * Optional.
+   */
   ageGroupCodes?:
     | string[]
     | undefined;
-  /** The license records. At most 100 items. Optional. */
+  /** The provider's licenses, judged by the license-region constraint on each slot's date. At most 100 items. Optional. */
   licenseRecords?:
     | LicenseRecordInput[]
     | undefined;
-  /** Accepts new clients. Optional. */
+  /** Whether the provider takes new clients. Optional. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
+  /** The provider's IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** The bio. At most 5000 characters. Optional. */
+  /** A short professional bio. At most 5000 characters. Optional. */
   bio?:
     | string
     | undefined;
-  /** The username. At most 200 characters. Optional. */
+  /** The provider's username, shown in the v1 booking detail. At most 200 characters. Optional. */
   username?:
     | string
     | undefined;
-  /** The location. At most 1000 characters. Optional. */
+  /** City, state or country; matched by the `location` preference and list filter. At most 1000 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** The panel capacity. From 0 to 1000000. Optional. */
+  /** The most clients the provider takes; unset: no limit. From 0 to 1000000. Optional. */
   panelCapacity?:
     | number
     | undefined;
-  /** The panel current count. From 0 to 1000000. Optional. */
+  /**
+   * The provider's current number of clients; at `panel_capacity` it is excluded as `PANEL_FULL`. From 0 to 1000000.
+   * Optional.
+   */
   panelCurrentCount?: number | undefined;
 }
 
 /** The response of CreateProvider. */
 export interface CreateProviderResponse {
-  /** The provider. */
+  /** The new provider, with its id and `profile_version` 1. */
   provider?: Provider | undefined;
 }
 
 /** The request of ListProviders. */
 export interface ListProvidersRequest {
-  /** The provider status. Optional. */
+  /** Only providers of this status. Optional. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** Searchable. Optional. */
+  /** Only providers whose `searchable` is this. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** The id the caller's own system gives it. 1 to 200 characters. Optional. */
+  /** Only the provider with this external id. 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
@@ -184,11 +199,11 @@ export interface ListProvidersRequest {
   modality?:
     | string
     | undefined;
-  /** The location. 1 to 200 characters. Optional. */
+  /** Only providers whose location contains this text, case-insensitively. 1 to 200 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -201,19 +216,19 @@ export interface ListProvidersRequest {
 
 /** The response of ListProviders. */
 export interface ListProvidersResponse {
-  /** The provider list. */
+  /** A page of the organization's providers that pass the filters. */
   providerList?: ProviderList | undefined;
 }
 
 /** The request of GetProvider. */
 export interface GetProviderRequest {
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** The provider's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetProvider. */
 export interface GetProviderResponse {
-  /** The provider. */
+  /** The provider, as it stands now. */
   provider?: Provider | undefined;
 }
 
@@ -226,123 +241,138 @@ export interface UpdateProviderRequest {
   updateMask?:
     | string[]
     | undefined;
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** The provider to change. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The id the caller's own system gives it. 1 to 200 characters. Optional. */
+  /** The id the caller's own system gives the provider; unique within the organization. 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
-  /** The name to show. 1 to 200 characters. Optional. */
+  /** The provider's full display name. 1 to 200 characters. Optional. */
   displayName?:
     | string
     | undefined;
-  /** An e-mail address. At most 1000 characters. Optional. */
+  /** The provider's e-mail address (operational metadata only, never an identifier). At most 1000 characters. Optional. */
   email?:
     | string
     | undefined;
-  /** The provider status. Optional. */
+  /** The provider's standing. Optional. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** Searchable. Optional. */
+  /** Whether the provider appears in resolutions. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** The profession code. At most 200 characters. Optional. */
+  /** The provider's profession (`clinical_psychologist`), lower-cased to [a-z0-9_]. At most 200 characters. Optional. */
   professionCode?:
     | string
     | undefined;
-  /** The profession. At most 200 characters. Optional. */
+  /** The v1 name of `profession_code`; `profession_code` wins when both are set. At most 200 characters. Optional. */
   profession?:
     | string
     | undefined;
-  /** The specialty codes. At most 200 characters. At most 100 items. Optional. */
+  /** Specialty codes, normalized and deduplicated. At most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** The language codes. At most 200 characters. At most 100 items. Optional. */
+  /**
+   * Languages the provider works in, ISO 639-1 (`ES`, `es-MX` are stored `es`). At most 200 characters. At most 100
+   * items. Optional.
+   */
   languageCodes?:
     | string[]
     | undefined;
-  /** The modality codes. At most 200 characters. At most 100 items. Optional. */
+  /**
+   * How the provider works: `virtual`, `in_person` (`in-person` is the same). At most 200 characters. At most 100
+   * items. Optional.
+   */
   modalityCodes?:
     | string[]
     | undefined;
-  /** The service region codes. At most 200 characters. At most 100 items. Optional. */
+  /** Regions the provider serves (`us-ca` is stored `US-CA`). At most 200 characters. At most 100 items. Optional. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** The insurance plan codes. At most 200 characters. At most 100 items. Optional. */
+  /**
+   * Insurance plans accepted; aliases are stored as canonical codes (`BCBS` -> `bcbs`, `cash` -> `self_pay`). At most
+   * 200 characters. At most 100 items. Optional.
+   */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** The age group codes. At most 200 characters. At most 100 items. Optional. */
+  /**
+   * Client age groups served: `adult`, `adolescent`, `child`, `senior`. At most 200 characters. At most 100 items.
+   * Optional.
+   */
   ageGroupCodes?:
     | string[]
     | undefined;
-  /** The license records. At most 100 items. Optional. */
+  /** The provider's licenses, judged by the license-region constraint. At most 100 items. Optional. */
   licenseRecords?:
     | LicenseRecordInput[]
     | undefined;
-  /** Accepts new clients. Optional. */
+  /** Whether the provider takes new clients. Optional. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
+  /** The provider's IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
-  /** The bio. At most 5000 characters. Optional. */
+  /** A short professional bio. At most 5000 characters. Optional. */
   bio?:
     | string
     | undefined;
-  /** The username. At most 200 characters. Optional. */
+  /** The provider's username, shown in the v1 booking detail. At most 200 characters. Optional. */
   username?:
     | string
     | undefined;
-  /** The location. At most 1000 characters. Optional. */
+  /** City, state or country; matched by the `location` preference and list filter. At most 1000 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** The panel capacity. From 0 to 1000000. Optional. */
+  /** The most clients the provider takes; unset: no limit. From 0 to 1000000. Optional. */
   panelCapacity?:
     | number
     | undefined;
-  /** The panel current count. From 0 to 1000000. Optional. */
+  /**
+   * The provider's current number of clients; at `panel_capacity` it is excluded as `PANEL_FULL`. From 0 to 1000000.
+   * Optional.
+   */
   panelCurrentCount?: number | undefined;
 }
 
 /** The response of UpdateProvider. */
 export interface UpdateProviderResponse {
-  /** The provider. */
+  /** The provider after the change. */
   provider?: Provider | undefined;
 }
 
 /** The request of DeleteProvider. */
 export interface DeleteProviderRequest {
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** The provider to deactivate. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of DeleteProvider. */
 export interface DeleteProviderResponse {
-  /** The provider. */
+  /** The provider as deactivated (`inactive`, not searchable). */
   provider?: Provider | undefined;
 }
 
 /** The request of ListProfessionals. */
 export interface ListProfessionalsRequest {
-  /** The provider status. Optional. */
+  /** Only providers of this status. Optional. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** Searchable. Optional. */
+  /** Only providers whose `searchable` is this. Optional. */
   searchable?:
     | boolean
     | undefined;
-  /** The id the caller's own system gives it. 1 to 200 characters. Optional. */
+  /** Only the provider with this external id. 1 to 200 characters. Optional. */
   externalId?:
     | string
     | undefined;
@@ -390,11 +420,11 @@ export interface ListProfessionalsRequest {
   modality?:
     | string
     | undefined;
-  /** The location. 1 to 200 characters. Optional. */
+  /** Only providers whose location contains this text, case-insensitively. 1 to 200 characters. Optional. */
   location?:
     | string
     | undefined;
-  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -407,7 +437,7 @@ export interface ListProfessionalsRequest {
 
 /** The response of ListProfessionals. */
 export interface ListProfessionalsResponse {
-  /** The items of this page. */
+  /** The providers of this page, in the v1 shape. */
   data?:
     | Professional[]
     | undefined;
@@ -425,13 +455,13 @@ export interface ListProfessionalsResponse {
 
 /** The request of GetProfessional. */
 export interface GetProfessionalRequest {
-  /** The id of the professional. 1 to 200 characters. Required. */
+  /** The provider's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetProfessional. */
 export interface GetProfessionalResponse {
-  /** The professional. */
+  /** The provider, in the v1 shape. */
   professional?: Professional | undefined;
 }
 
@@ -2883,9 +2913,9 @@ export const GetProfessionalResponse: MessageFns<GetProfessionalResponse> = {
 export type ProviderServiceService = typeof ProviderServiceService;
 export const ProviderServiceService = {
   /**
-   * Create a provider. Codes are normalized. Creates a provider in the organization; list codes are normalized and
-   * deduplicated. Advances the provider graph version and emits `professional.created`. Platform keys only. Errors
-   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Creates a provider in the organization; list codes are normalized and deduplicated. Advances the provider graph
+   * version and emits `professional.created`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createProvider: {
     path: "/scheduling.v1.ProviderService/CreateProvider" as const,
@@ -2899,9 +2929,8 @@ export const ProviderServiceService = {
     responseDeserialize: (value: Buffer): CreateProviderResponse => CreateProviderResponse.decode(value),
   },
   /**
-   * List providers with filters; a page at a time. Lists the organization's providers, filtered by status,
-   * searchability, `external_id`, a specialty, language, profession or modality code, or location (v2 or short v1
-   * filter names).
+   * Lists the organization's providers a page at a time, filtered by status, searchability, `external_id`, a specialty,
+   * language, profession or modality code, or part of the location (v2 or short v1 filter names).
    */
   listProviders: {
     path: "/scheduling.v1.ProviderService/ListProviders" as const,
@@ -2913,10 +2942,7 @@ export const ProviderServiceService = {
       Buffer.from(ListProvidersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProvidersResponse => ListProvidersResponse.decode(value),
   },
-  /**
-   * Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`.
-   */
+  /** Reads one provider of the organization. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. */
   getProvider: {
     path: "/scheduling.v1.ProviderService/GetProvider" as const,
     requestStream: false as const,
@@ -2927,9 +2953,9 @@ export const ProviderServiceService = {
     responseDeserialize: (value: Buffer): GetProviderResponse => GetProviderResponse.decode(value),
   },
   /**
-   * Update a provider; `profile_version` +1 when something changed. Applies the given fields only; unset clears an
-   * optional field. `profile_version` and the provider graph version move only when something changed. Errors beyond
-   * the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Changes the given fields of a provider (see `update_mask`). `profile_version` (+1) and the provider graph version
+   * move only when something changed, and then `professional.updated` is emitted. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateProvider: {
     path: "/scheduling.v1.ProviderService/UpdateProvider" as const,
@@ -2943,9 +2969,8 @@ export const ProviderServiceService = {
     responseDeserialize: (value: Buffer): UpdateProviderResponse => UpdateProviderResponse.decode(value),
   },
   /**
-   * Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays readable with status
-   * `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the common ones:
-   * NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Deactivates a provider (a soft delete): it stays readable with status `inactive` and searchable false, and is no
+   * longer offered by resolutions. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   deleteProvider: {
     path: "/scheduling.v1.ProviderService/DeleteProvider" as const,
@@ -2958,7 +2983,7 @@ export const ProviderServiceService = {
       Buffer.from(DeleteProviderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteProviderResponse => DeleteProviderResponse.decode(value),
   },
-  /** v1 view of providers. The v1 shape of ListProviders (same filters and pagination) for v1 clients. */
+  /** The v1 view of ListProviders (same filters and paging): providers under their v1 field names. */
   listProfessionals: {
     path: "/scheduling.v1.ProviderService/ListProfessionals" as const,
     requestStream: false as const,
@@ -2970,10 +2995,7 @@ export const ProviderServiceService = {
       Buffer.from(ListProfessionalsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProfessionalsResponse => ListProfessionalsResponse.decode(value),
   },
-  /**
-   * v1 view of one provider. The v1 shape of GetProvider. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`.
-   */
+  /** The v1 view of GetProvider. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. */
   getProfessional: {
     path: "/scheduling.v1.ProviderService/GetProfessional" as const,
     requestStream: false as const,
@@ -2989,48 +3011,40 @@ export const ProviderServiceService = {
 
 export interface ProviderServiceServer extends UntypedServiceImplementation {
   /**
-   * Create a provider. Codes are normalized. Creates a provider in the organization; list codes are normalized and
-   * deduplicated. Advances the provider graph version and emits `professional.created`. Platform keys only. Errors
-   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Creates a provider in the organization; list codes are normalized and deduplicated. Advances the provider graph
+   * version and emits `professional.created`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createProvider: handleUnaryCall<CreateProviderRequest, CreateProviderResponse>;
   /**
-   * List providers with filters; a page at a time. Lists the organization's providers, filtered by status,
-   * searchability, `external_id`, a specialty, language, profession or modality code, or location (v2 or short v1
-   * filter names).
+   * Lists the organization's providers a page at a time, filtered by status, searchability, `external_id`, a specialty,
+   * language, profession or modality code, or part of the location (v2 or short v1 filter names).
    */
   listProviders: handleUnaryCall<ListProvidersRequest, ListProvidersResponse>;
-  /**
-   * Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`.
-   */
+  /** Reads one provider of the organization. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. */
   getProvider: handleUnaryCall<GetProviderRequest, GetProviderResponse>;
   /**
-   * Update a provider; `profile_version` +1 when something changed. Applies the given fields only; unset clears an
-   * optional field. `profile_version` and the provider graph version move only when something changed. Errors beyond
-   * the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Changes the given fields of a provider (see `update_mask`). `profile_version` (+1) and the provider graph version
+   * move only when something changed, and then `professional.updated` is emitted. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateProvider: handleUnaryCall<UpdateProviderRequest, UpdateProviderResponse>;
   /**
-   * Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays readable with status
-   * `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the common ones:
-   * NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Deactivates a provider (a soft delete): it stays readable with status `inactive` and searchable false, and is no
+   * longer offered by resolutions. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   deleteProvider: handleUnaryCall<DeleteProviderRequest, DeleteProviderResponse>;
-  /** v1 view of providers. The v1 shape of ListProviders (same filters and pagination) for v1 clients. */
+  /** The v1 view of ListProviders (same filters and paging): providers under their v1 field names. */
   listProfessionals: handleUnaryCall<ListProfessionalsRequest, ListProfessionalsResponse>;
-  /**
-   * v1 view of one provider. The v1 shape of GetProvider. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`.
-   */
+  /** The v1 view of GetProvider. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. */
   getProfessional: handleUnaryCall<GetProfessionalRequest, GetProfessionalResponse>;
 }
 
 export interface ProviderServiceClient extends Client {
   /**
-   * Create a provider. Codes are normalized. Creates a provider in the organization; list codes are normalized and
-   * deduplicated. Advances the provider graph version and emits `professional.created`. Platform keys only. Errors
-   * beyond the common ones: PERMISSION_DENIED `PLATFORM_KEY_REQUIRED`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Creates a provider in the organization; list codes are normalized and deduplicated. Advances the provider graph
+   * version and emits `professional.created`. Platform keys only. Errors beyond the common ones: PERMISSION_DENIED
+   * `PLATFORM_KEY_REQUIRED`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   createProvider(
     request: CreateProviderRequest,
@@ -3048,9 +3062,8 @@ export interface ProviderServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateProviderResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List providers with filters; a page at a time. Lists the organization's providers, filtered by status,
-   * searchability, `external_id`, a specialty, language, profession or modality code, or location (v2 or short v1
-   * filter names).
+   * Lists the organization's providers a page at a time, filtered by status, searchability, `external_id`, a specialty,
+   * language, profession or modality code, or part of the location (v2 or short v1 filter names).
    */
   listProviders(
     request: ListProvidersRequest,
@@ -3067,10 +3080,7 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProvidersResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * Read a provider. Answers one provider of the organization. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`.
-   */
+  /** Reads one provider of the organization. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. */
   getProvider(
     request: GetProviderRequest,
     callback: (error: ServiceError | null, response: GetProviderResponse) => void,
@@ -3087,9 +3097,9 @@ export interface ProviderServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetProviderResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Update a provider; `profile_version` +1 when something changed. Applies the given fields only; unset clears an
-   * optional field. `profile_version` and the provider graph version move only when something changed. Errors beyond
-   * the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
+   * Changes the given fields of a provider (see `update_mask`). `profile_version` (+1) and the provider graph version
+   * move only when something changed, and then `professional.updated` is emitted. Errors beyond the common ones:
+   * NOT_FOUND `PROVIDER_NOT_FOUND`, ABORTED `DUPLICATE_EXTERNAL_ID`.
    */
   updateProvider(
     request: UpdateProviderRequest,
@@ -3107,9 +3117,8 @@ export interface ProviderServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateProviderResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Deactivate a provider (status inactive, searchable false). Soft-deletes: the provider stays readable with status
-   * `inactive` and searchable false, and is no longer offered by resolutions. Errors beyond the common ones:
-   * NOT_FOUND `PROVIDER_NOT_FOUND`.
+   * Deactivates a provider (a soft delete): it stays readable with status `inactive` and searchable false, and is no
+   * longer offered by resolutions. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`.
    */
   deleteProvider(
     request: DeleteProviderRequest,
@@ -3126,7 +3135,7 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteProviderResponse) => void,
   ): ClientUnaryCall;
-  /** v1 view of providers. The v1 shape of ListProviders (same filters and pagination) for v1 clients. */
+  /** The v1 view of ListProviders (same filters and paging): providers under their v1 field names. */
   listProfessionals(
     request: ListProfessionalsRequest,
     callback: (error: ServiceError | null, response: ListProfessionalsResponse) => void,
@@ -3142,10 +3151,7 @@ export interface ProviderServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProfessionalsResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * v1 view of one provider. The v1 shape of GetProvider. Errors beyond the common ones: NOT_FOUND
-   * `PROVIDER_NOT_FOUND`.
-   */
+  /** The v1 view of GetProvider. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`. */
   getProfessional(
     request: GetProfessionalRequest,
     callback: (error: ServiceError | null, response: GetProfessionalResponse) => void,

@@ -46,41 +46,37 @@ export const protobufFileName = "scheduling/v1/ranking_policy_service.proto";
 
 /** The request of CreateRankingPolicy. */
 export interface CreateRankingPolicyRequest {
-  /** The name. 1 to 200 characters. Required. */
+  /** A name for the policy. 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
   /**
-   * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
-   * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
-   * constraints are never weights. Optional.
+   * Points per preference; keys left out take the default policy's weights. Hard constraints are never weights.
+   * Optional.
    */
   weights?:
     | WeightsInput
     | undefined;
   /**
-   * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. At most 3 items. Optional.
+   * How options of equal score and availability density are ordered, each tie-breaker at most once; unset: earliest
+   * start, lowest workload, provider id. At most 3 items. Optional.
    */
   tieBreakerOrder?: TieBreaker[] | undefined;
 }
 
 /** The response of CreateRankingPolicy. */
 export interface CreateRankingPolicyResponse {
-  /** The ranking policy. */
+  /** The new policy, a `draft` with no active version. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
 /** The request of ListRankingPolicies. */
 export interface ListRankingPoliciesRequest {
-  /** The ranking policy status. Optional. */
+  /** Only policies of this status. Optional. */
   rankingPolicyStatus?:
     | RankingPolicyStatus
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -93,7 +89,7 @@ export interface ListRankingPoliciesRequest {
 
 /** The response of ListRankingPolicies. */
 export interface ListRankingPoliciesResponse {
-  /** The items of this page. */
+  /** The policies of this page, oldest first. */
   data?:
     | RankingPolicy[]
     | undefined;
@@ -105,82 +101,72 @@ export interface ListRankingPoliciesResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
 /** The request of GetRankingPolicy. */
 export interface GetRankingPolicyRequest {
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetRankingPolicy. */
 export interface GetRankingPolicyResponse {
-  /** The ranking policy. */
+  /** The policy: its working copy and active version number. */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
 /** The request of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyRequest {
   /**
-   * Which fields to change, by name (`display_name`): a named field left unset is cleared. Without a mask, the fields
-   * that are set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
+   * Which fields to change, by name (`name`): a named field left unset is cleared. Without a mask, the fields that are
+   * set change and the others stay. An unknown name is INVALID_ARGUMENT `VALIDATION_ERROR` on `updateMask`.
    */
   updateMask?:
     | string[]
     | undefined;
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy to edit. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The name. 1 to 200 characters. Optional. */
+  /** A new name. 1 to 200 characters. Optional. */
   name?:
     | string
     | undefined;
-  /**
-   * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
-   * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
-   * constraints are never weights. Optional.
-   */
+  /** Weights to change, merged key by key into the working copy's. Optional. */
   weights?:
     | WeightsInput
     | undefined;
-  /**
-   * Order of earliest_start, lowest_workload, provider_id, each at most once; default earliest_start,
-   * lowest_workload, provider_id. At most 3 items. Optional.
-   */
+  /** A new tie-breaker order, replacing the old one; each at most once. At most 3 items. Optional. */
   tieBreakerOrder?: TieBreaker[] | undefined;
 }
 
 /** The response of UpdateRankingPolicy. */
 export interface UpdateRankingPolicyResponse {
-  /** The ranking policy. */
+  /** The policy after the edit (its active version unchanged). */
   rankingPolicy?: RankingPolicy | undefined;
 }
 
 /** The request of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyRequest {
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy to activate. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of ActivateRankingPolicy. */
 export interface ActivateRankingPolicyResponse {
-  /** The activated ranking policy. */
+  /** The version this activation stored. */
   activatedRankingPolicy?: ActivatedRankingPolicy | undefined;
 }
 
 /** The request of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsRequest {
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy whose versions to list. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -193,7 +179,7 @@ export interface ListRankingPolicyVersionsRequest {
 
 /** The response of ListRankingPolicyVersions. */
 export interface ListRankingPolicyVersionsResponse {
-  /** The items of this page. */
+  /** The versions of this page, oldest first. */
   data?:
     | RankingPolicyVersion[]
     | undefined;
@@ -205,45 +191,48 @@ export interface ListRankingPolicyVersionsResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many items there are on all pages together; this list does not count them, so it is left unset. */
   total?: number | undefined;
 }
 
 /** The request of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyRequest {
-  /** The id of the ranking policy. 1 to 200 characters. Required. */
+  /** The policy whose working copy to simulate. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The candidates. At most 100 items. */
+  /** Hypothetical candidates: a provider and one slot start each. At most 100 items. */
   candidates?:
     | SimulationCandidateInput[]
     | undefined;
-  /** The preferences. Optional. */
+  /** The preferences to rank by. Optional. */
   preferences?: SimulateRankingPolicyRequest_Preferences | undefined;
 }
 
-/** The preferences. */
+/** The ranking preferences to simulate with (a subset of a resolution's). */
 export interface SimulateRankingPolicyRequest_Preferences {
-  /** The language codes. At most 200 characters. At most 100 items. Optional. */
+  /** Languages the client prefers, ISO 639-1. At most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
-  /** The preferred day parts. At most 100 items. Optional. */
+  /** Parts of the day the client prefers. At most 100 items. Optional. */
   preferredDayParts?:
     | DayPart[]
     | undefined;
-  /** Earliest available. Optional. */
+  /** true: earlier slots score more. Optional. */
   earliestAvailable?:
     | boolean
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
+  /**
+   * The IANA time zone (`Europe/Berlin`) day parts are judged in; unset: each slot start's own offset. At most 100
+   * characters. Optional.
+   */
   timezone?: string | undefined;
 }
 
 /** The response of SimulateRankingPolicy. */
 export interface SimulateRankingPolicyResponse {
-  /** The simulation result. */
+  /** The candidates in ranked order, with their points. */
   simulationResult?: SimulationResult | undefined;
 }
 
@@ -1791,11 +1780,10 @@ export const SimulateRankingPolicyResponse: MessageFns<SimulateRankingPolicyResp
 export type RankingPolicyServiceService = typeof RankingPolicyServiceService;
 export const RankingPolicyServiceService = {
   /**
-   * Create a ranking policy as a draft. Weight keys left out take the default policy's weights (preferredLanguage 30,
-   * preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15);
-   * `tie_breaker_order` default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is
-   * INVALID_ARGUMENT with field `weights.<key>`. Creates a draft policy; resolutions use it only after
-   * ActivateRankingPolicy.
+   * Creates a draft policy; resolutions use it only after ActivateRankingPolicy. Weight keys left out take the default
+   * policy's weights (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40,
+   * workloadBalance 10, preferredLocation 15); `tie_breaker_order` defaults to earliest_start, lowest_workload,
+   * provider_id. A hard-constraint key in weights is INVALID_ARGUMENT with field `weights.<key>`.
    */
   createRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/CreateRankingPolicy" as const,
@@ -1808,10 +1796,7 @@ export const RankingPolicyServiceService = {
       Buffer.from(CreateRankingPolicyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateRankingPolicyResponse => CreateRankingPolicyResponse.decode(value),
   },
-  /**
-   * List the organization's ranking policies, oldest first; a page at a time. Lists the organization's policies,
-   * optionally of one status.
-   */
+  /** Lists the organization's policies, oldest first, optionally of one status, a page at a time. */
   listRankingPolicies: {
     path: "/scheduling.v1.RankingPolicyService/ListRankingPolicies" as const,
     requestStream: false as const,
@@ -1824,8 +1809,8 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): ListRankingPoliciesResponse => ListRankingPoliciesResponse.decode(value),
   },
   /**
-   * Read a ranking policy (its working copy and active version number). Answers one policy of the organization.
-   * Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Reads one policy of the organization: its working copy and active version number. Errors beyond the common ones:
+   * NOT_FOUND `POLICY_NOT_FOUND`.
    */
   getRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/GetRankingPolicy" as const,
@@ -1839,9 +1824,9 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): GetRankingPolicyResponse => GetRankingPolicyResponse.decode(value),
   },
   /**
-   * Edit the working copy: weights given are merged key by key, `tie_breaker_order` replaces. Resolutions keep using
-   * the active version until the policy is activated again. Changes the policy's name, weights or tie-breakers in its
-   * working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Edits the policy's working copy: name, weights (merged key by key) and tie-breakers (replaced). Resolutions keep
+   * using the active version until the policy is activated again. Errors beyond the common ones: NOT_FOUND
+   * `POLICY_NOT_FOUND`.
    */
   updateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/UpdateRankingPolicy" as const,
@@ -1855,9 +1840,9 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): UpdateRankingPolicyResponse => UpdateRankingPolicyResponse.decode(value),
   },
   /**
-   * Snapshot the working copy as version N+1 and make the policy the organization's active one (the previously active
-   * policy becomes inactive). Rollback: set the weights back and activate again. Makes the working copy a new
-   * immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Snapshots the working copy as an immutable version N+1, used by new resolutions, and makes the policy the
+   * organization's active one (the previously active policy becomes inactive). Rollback: set the weights back and
+   * activate again. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   activateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/ActivateRankingPolicy" as const,
@@ -1871,8 +1856,8 @@ export const RankingPolicyServiceService = {
     responseDeserialize: (value: Buffer): ActivateRankingPolicyResponse => ActivateRankingPolicyResponse.decode(value),
   },
   /**
-   * List the immutable version snapshots of a policy, oldest first. Lists the versions activate made, each with its
-   * weights and tie-breakers; a page at a time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Lists the immutable versions activation made, oldest first, each with its weights and tie-breakers, a page at a
+   * time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   listRankingPolicyVersions: {
     path: "/scheduling.v1.RankingPolicyService/ListRankingPolicyVersions" as const,
@@ -1888,10 +1873,9 @@ export const RankingPolicyServiceService = {
       ListRankingPolicyVersionsResponse.decode(value),
   },
   /**
-   * Rank hypothetical candidates with the working copy (as a resolution would: score, availability density,
-   * tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing. Dry-runs the working
-   * copy on candidates you give, to see ranks and factor points before activating. Errors beyond the common ones:
-   * NOT_FOUND `POLICY_NOT_FOUND`.
+   * Dry-runs the working copy on candidates you give, ranking them as a resolution would (score, availability density,
+   * tie-breakers), to see ranks and factor points before activating. Workloads are taken as equal and continuity never
+   * applies. Writes nothing. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   simulateRankingPolicy: {
     path: "/scheduling.v1.RankingPolicyService/SimulateRankingPolicy" as const,
@@ -1908,56 +1892,50 @@ export const RankingPolicyServiceService = {
 
 export interface RankingPolicyServiceServer extends UntypedServiceImplementation {
   /**
-   * Create a ranking policy as a draft. Weight keys left out take the default policy's weights (preferredLanguage 30,
-   * preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15);
-   * `tie_breaker_order` default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is
-   * INVALID_ARGUMENT with field `weights.<key>`. Creates a draft policy; resolutions use it only after
-   * ActivateRankingPolicy.
+   * Creates a draft policy; resolutions use it only after ActivateRankingPolicy. Weight keys left out take the default
+   * policy's weights (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40,
+   * workloadBalance 10, preferredLocation 15); `tie_breaker_order` defaults to earliest_start, lowest_workload,
+   * provider_id. A hard-constraint key in weights is INVALID_ARGUMENT with field `weights.<key>`.
    */
   createRankingPolicy: handleUnaryCall<CreateRankingPolicyRequest, CreateRankingPolicyResponse>;
-  /**
-   * List the organization's ranking policies, oldest first; a page at a time. Lists the organization's policies,
-   * optionally of one status.
-   */
+  /** Lists the organization's policies, oldest first, optionally of one status, a page at a time. */
   listRankingPolicies: handleUnaryCall<ListRankingPoliciesRequest, ListRankingPoliciesResponse>;
   /**
-   * Read a ranking policy (its working copy and active version number). Answers one policy of the organization.
-   * Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Reads one policy of the organization: its working copy and active version number. Errors beyond the common ones:
+   * NOT_FOUND `POLICY_NOT_FOUND`.
    */
   getRankingPolicy: handleUnaryCall<GetRankingPolicyRequest, GetRankingPolicyResponse>;
   /**
-   * Edit the working copy: weights given are merged key by key, `tie_breaker_order` replaces. Resolutions keep using
-   * the active version until the policy is activated again. Changes the policy's name, weights or tie-breakers in its
-   * working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Edits the policy's working copy: name, weights (merged key by key) and tie-breakers (replaced). Resolutions keep
+   * using the active version until the policy is activated again. Errors beyond the common ones: NOT_FOUND
+   * `POLICY_NOT_FOUND`.
    */
   updateRankingPolicy: handleUnaryCall<UpdateRankingPolicyRequest, UpdateRankingPolicyResponse>;
   /**
-   * Snapshot the working copy as version N+1 and make the policy the organization's active one (the previously active
-   * policy becomes inactive). Rollback: set the weights back and activate again. Makes the working copy a new
-   * immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Snapshots the working copy as an immutable version N+1, used by new resolutions, and makes the policy the
+   * organization's active one (the previously active policy becomes inactive). Rollback: set the weights back and
+   * activate again. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   activateRankingPolicy: handleUnaryCall<ActivateRankingPolicyRequest, ActivateRankingPolicyResponse>;
   /**
-   * List the immutable version snapshots of a policy, oldest first. Lists the versions activate made, each with its
-   * weights and tie-breakers; a page at a time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   * Lists the immutable versions activation made, oldest first, each with its weights and tie-breakers, a page at a
+   * time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   listRankingPolicyVersions: handleUnaryCall<ListRankingPolicyVersionsRequest, ListRankingPolicyVersionsResponse>;
   /**
-   * Rank hypothetical candidates with the working copy (as a resolution would: score, availability density,
-   * tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing. Dry-runs the working
-   * copy on candidates you give, to see ranks and factor points before activating. Errors beyond the common ones:
-   * NOT_FOUND `POLICY_NOT_FOUND`.
+   * Dry-runs the working copy on candidates you give, ranking them as a resolution would (score, availability density,
+   * tie-breakers), to see ranks and factor points before activating. Workloads are taken as equal and continuity never
+   * applies. Writes nothing. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   simulateRankingPolicy: handleUnaryCall<SimulateRankingPolicyRequest, SimulateRankingPolicyResponse>;
 }
 
 export interface RankingPolicyServiceClient extends Client {
   /**
-   * Create a ranking policy as a draft. Weight keys left out take the default policy's weights (preferredLanguage 30,
-   * preferredDayPart 15, earliestAvailable 25, providerContinuity 40, workloadBalance 10, preferredLocation 15);
-   * `tie_breaker_order` default to earliest_start, lowest_workload, provider_id. A hard-constraint key in weights is
-   * INVALID_ARGUMENT with field `weights.<key>`. Creates a draft policy; resolutions use it only after
-   * ActivateRankingPolicy.
+   * Creates a draft policy; resolutions use it only after ActivateRankingPolicy. Weight keys left out take the default
+   * policy's weights (preferredLanguage 30, preferredDayPart 15, earliestAvailable 25, providerContinuity 40,
+   * workloadBalance 10, preferredLocation 15); `tie_breaker_order` defaults to earliest_start, lowest_workload,
+   * provider_id. A hard-constraint key in weights is INVALID_ARGUMENT with field `weights.<key>`.
    */
   createRankingPolicy(
     request: CreateRankingPolicyRequest,
@@ -1974,10 +1952,7 @@ export interface RankingPolicyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateRankingPolicyResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * List the organization's ranking policies, oldest first; a page at a time. Lists the organization's policies,
-   * optionally of one status.
-   */
+  /** Lists the organization's policies, oldest first, optionally of one status, a page at a time. */
   listRankingPolicies(
     request: ListRankingPoliciesRequest,
     callback: (error: ServiceError | null, response: ListRankingPoliciesResponse) => void,
@@ -1994,88 +1969,87 @@ export interface RankingPolicyServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListRankingPoliciesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a ranking policy (its working copy and active version number). Answers one policy of the organization.
-   * Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
-   */
-  getRankingPolicy(
-    request: GetRankingPolicyRequest,
-    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  getRankingPolicy(
-    request: GetRankingPolicyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  getRankingPolicy(
-    request: GetRankingPolicyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * Edit the working copy: weights given are merged key by key, `tie_breaker_order` replaces. Resolutions keep using
-   * the active version until the policy is activated again. Changes the policy's name, weights or tie-breakers in its
-   * working copy. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
-   */
-  updateRankingPolicy(
-    request: UpdateRankingPolicyRequest,
-    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  updateRankingPolicy(
-    request: UpdateRankingPolicyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  updateRankingPolicy(
-    request: UpdateRankingPolicyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * Snapshot the working copy as version N+1 and make the policy the organization's active one (the previously active
-   * policy becomes inactive). Rollback: set the weights back and activate again. Makes the working copy a new
-   * immutable version used by new resolutions. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
-   */
-  activateRankingPolicy(
-    request: ActivateRankingPolicyRequest,
-    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  activateRankingPolicy(
-    request: ActivateRankingPolicyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  activateRankingPolicy(
-    request: ActivateRankingPolicyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * List the immutable version snapshots of a policy, oldest first. Lists the versions activate made, each with its
-   * weights and tie-breakers; a page at a time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
-   */
-  listRankingPolicyVersions(
-    request: ListRankingPolicyVersionsRequest,
-    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
-  ): ClientUnaryCall;
-  listRankingPolicyVersions(
-    request: ListRankingPolicyVersionsRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
-  ): ClientUnaryCall;
-  listRankingPolicyVersions(
-    request: ListRankingPolicyVersionsRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * Rank hypothetical candidates with the working copy (as a resolution would: score, availability density,
-   * tie-breakers). Workloads are taken as equal and continuity never applies. Writes nothing. Dry-runs the working
-   * copy on candidates you give, to see ranks and factor points before activating. Errors beyond the common ones:
+   * Reads one policy of the organization: its working copy and active version number. Errors beyond the common ones:
    * NOT_FOUND `POLICY_NOT_FOUND`.
+   */
+  getRankingPolicy(
+    request: GetRankingPolicyRequest,
+    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  getRankingPolicy(
+    request: GetRankingPolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  getRankingPolicy(
+    request: GetRankingPolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Edits the policy's working copy: name, weights (merged key by key) and tie-breakers (replaced). Resolutions keep
+   * using the active version until the policy is activated again. Errors beyond the common ones: NOT_FOUND
+   * `POLICY_NOT_FOUND`.
+   */
+  updateRankingPolicy(
+    request: UpdateRankingPolicyRequest,
+    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  updateRankingPolicy(
+    request: UpdateRankingPolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  updateRankingPolicy(
+    request: UpdateRankingPolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Snapshots the working copy as an immutable version N+1, used by new resolutions, and makes the policy the
+   * organization's active one (the previously active policy becomes inactive). Rollback: set the weights back and
+   * activate again. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   */
+  activateRankingPolicy(
+    request: ActivateRankingPolicyRequest,
+    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  activateRankingPolicy(
+    request: ActivateRankingPolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  activateRankingPolicy(
+    request: ActivateRankingPolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ActivateRankingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Lists the immutable versions activation made, oldest first, each with its weights and tie-breakers, a page at a
+   * time. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
+   */
+  listRankingPolicyVersions(
+    request: ListRankingPolicyVersionsRequest,
+    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listRankingPolicyVersions(
+    request: ListRankingPolicyVersionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listRankingPolicyVersions(
+    request: ListRankingPolicyVersionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRankingPolicyVersionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Dry-runs the working copy on candidates you give, ranking them as a resolution would (score, availability density,
+   * tie-breakers), to see ranks and factor points before activating. Workloads are taken as equal and continuity never
+   * applies. Writes nothing. Errors beyond the common ones: NOT_FOUND `POLICY_NOT_FOUND`.
    */
   simulateRankingPolicy(
     request: SimulateRankingPolicyRequest,

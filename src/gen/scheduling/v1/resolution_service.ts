@@ -36,27 +36,33 @@ export const protobufFileName = "scheduling/v1/resolution_service.proto";
 
 /** The request of CreateResolution. */
 export interface CreateResolutionRequest {
-  /** The id of the service. 1 to 200 characters. Required. */
+  /**
+   * The session type wanted, by the id of one service (with `v1_rules`, also its slug): every provider with a service
+   * of the same slug offers it. 1 to 200 characters. Required.
+   */
   serviceId?:
     | string
     | undefined;
-  /** The constraints. Optional. */
+  /** Hard constraints: providers failing one are excluded. Optional. */
   constraints?:
     | ResolutionConstraints
     | undefined;
-  /** The preferences. Optional. */
+  /** Ranking preferences: they order options and exclude no one. Optional. */
   preferences?:
     | ResolutionPreferences
     | undefined;
-  /** Half-open window of provider-local dates {from, to} (YYYY-MM-DD), at most 14 days. Required. */
+  /** The window searched: provider-local dates, `from_date` included, `to_date` excluded, at most 14 days. Required. */
   dateRange?:
     | DateRangeInput
     | undefined;
-  /** The id of the policy. 1 to 200 characters. Optional. */
+  /**
+   * The ranking policy to rank with, by id (its active version: it must have been activated), or `default`; unset: the
+   * organization's active policy, else the default one. 1 to 200 characters. Optional.
+   */
   policyId?:
     | string
     | undefined;
-  /** The max options per provider. From 1 to 10. Optional. */
+  /** The most options one provider may take (default 3). From 1 to 10. Optional. */
   maxOptionsPerProvider?:
     | number
     | undefined;
@@ -70,16 +76,13 @@ export interface CreateResolutionRequest {
 
 /** The response of CreateResolution. */
 export interface CreateResolutionResponse {
-  /** The resolution. */
+  /** The resolution: resolved with options, or zero results with reasons. */
   resolution?: Resolution | undefined;
 }
 
 /** The request of ListResolutions. */
 export interface ListResolutionsRequest {
-  /**
-   * Page size, default 20, at most 100. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 100. Optional.
-   */
+  /** The most resolutions one page holds (a page may hold fewer); unset: 20. From 1 to 100. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -92,7 +95,7 @@ export interface ListResolutionsRequest {
 
 /** The response of ListResolutions. */
 export interface ListResolutionsResponse {
-  /** The items of this page. */
+  /** The resolutions of this page, newest first. */
   data?:
     | ResolutionSummary[]
     | undefined;
@@ -104,37 +107,37 @@ export interface ListResolutionsResponse {
   nextPageToken?:
     | string
     | undefined;
-  /** How many items match, on all pages together. At least 0. Unset when there is none. */
+  /** How many resolutions there are on all pages together; left unset by this list, which does not count them. */
   total?: number | undefined;
 }
 
 /** The request of GetResolution. */
 export interface GetResolutionRequest {
-  /** The id of the resolution. 1 to 200 characters. Required. */
+  /** The resolution's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetResolution. */
 export interface GetResolutionResponse {
-  /** The resolution. */
+  /** The resolution with its options. */
   resolution?: Resolution | undefined;
 }
 
 /** The request of ListCandidates. */
 export interface ListCandidatesRequest {
-  /** The id of the resolution. 1 to 200 characters. Required. */
+  /** The resolution's id. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The status. Optional. */
+  /** Only candidates of this eligibility. Optional. */
   status?:
     | ListCandidatesRequest_Status
     | undefined;
-  /** The exclusion code. Matches `^[A-Z_]{1,64}$`. Optional. */
+  /** Only candidates with an exclusion of this code (`LANGUAGE_MISMATCH`). Matches `^[A-Z_]{1,64}$`. Optional. */
   exclusionCode?:
     | string
     | undefined;
-  /** The most items one page holds (a page may hold fewer); unset takes the default. From 1 to 500. Optional. */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -145,17 +148,17 @@ export interface ListCandidatesRequest {
   pageToken?: string | undefined;
 }
 
-/** The values of status; `STATUS_UNSPECIFIED` means not given. */
+/** Which candidates to list. `STATUS_UNSPECIFIED`: all of them. */
 export enum ListCandidatesRequest_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_MATCHED - Matched. */
+  /** STATUS_MATCHED - Those that met every hard constraint. */
   STATUS_MATCHED = "STATUS_MATCHED",
-  /** STATUS_ELIGIBLE - Eligible. */
+  /** STATUS_ELIGIBLE - The same as `STATUS_MATCHED`. */
   STATUS_ELIGIBLE = "STATUS_ELIGIBLE",
-  /** STATUS_EXCLUDED - Excluded. */
+  /** STATUS_EXCLUDED - Those that failed a constraint. */
   STATUS_EXCLUDED = "STATUS_EXCLUDED",
-  /** STATUS_UNKNOWN - Unknown. */
+  /** STATUS_UNKNOWN - Those excluded for missing data. */
   STATUS_UNKNOWN = "STATUS_UNKNOWN",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -222,17 +225,17 @@ export function listCandidatesRequest_StatusToNumber(object: ListCandidatesReque
 
 /** The response of ListCandidates. */
 export interface ListCandidatesResponse {
-  /** The candidates page. */
+  /** A page of candidates, with counts over all of them. */
   candidatesPage?: CandidatesPage | undefined;
 }
 
 /** The request of HoldOption. */
 export interface HoldOptionRequest {
-  /** The id of the resolution. 1 to 200 characters. Required. */
+  /** The resolution's id. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The id of the option. 1 to 200 characters. Required. */
+  /** The option to hold. 1 to 200 characters. Required. */
   optionId?:
     | string
     | undefined;
@@ -242,57 +245,57 @@ export interface HoldOptionRequest {
 
 /** The response of HoldOption. */
 export interface HoldOptionResponse {
-  /** The hold. */
+  /** The new (or, on an idempotent retry, the same) hold, `active` until `expires_at`. */
   hold?: Hold | undefined;
 }
 
 /** The request of GetHold. */
 export interface GetHoldRequest {
-  /** The id of the resolution. 1 to 200 characters. Required. */
+  /** The resolution's id. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The id of the option. 1 to 200 characters. Required. */
+  /** The option whose latest hold to read. 1 to 200 characters. Required. */
   optionId?: string | undefined;
 }
 
 /** The response of GetHold. */
 export interface GetHoldResponse {
-  /** The hold. */
+  /** The option's latest hold. */
   hold?: Hold | undefined;
 }
 
 /** The request of ReleaseHold. */
 export interface ReleaseHoldRequest {
-  /** The id of the resolution. 1 to 200 characters. Required. */
+  /** The resolution's id. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The id of the option. 1 to 200 characters. Required. */
+  /** The option whose hold to release. 1 to 200 characters. Required. */
   optionId?: string | undefined;
 }
 
 /** The response of ReleaseHold. */
 export interface ReleaseHoldResponse {
-  /** The hold. */
+  /** The hold, now `released`. */
   hold?: Hold | undefined;
 }
 
 /** The request of ConfirmResolution. */
 export interface ConfirmResolutionRequest {
-  /** The id of the resolution. 1 to 200 characters. Required. */
+  /** The resolution's id. 1 to 200 characters. Required. */
   id?:
     | string
     | undefined;
-  /** The id of the option. 1 to 200 characters. Required. */
+  /** The option to book. 1 to 200 characters. Required. */
   optionId?:
     | string
     | undefined;
-  /** The id of the hold. 1 to 200 characters. Optional. */
+  /** A live hold of that option, when one was taken (then the hold is used up). 1 to 200 characters. Optional. */
   holdId?:
     | string
     | undefined;
-  /** The customer. Required. */
+  /** The client. Required. */
   customer?:
     | ConfirmResolutionRequest_Customer
     | undefined;
@@ -304,27 +307,27 @@ export interface ConfirmResolutionRequest {
   metadata?: { [key: string]: any } | undefined;
 }
 
-/** The customer. */
+/** The client the booking is for. */
 export interface ConfirmResolutionRequest_Customer {
-  /** The name. 1 to 200 characters. Required. */
+  /** The client's name (a given name when `lastname` is sent). 1 to 200 characters. Required. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. At most 1000 characters. Required. */
+  /** The client's e-mail address. At most 1000 characters. Required. */
   email?:
     | string
     | undefined;
-  /** The lastname. At most 200 characters. Optional. */
+  /** The client's family name. At most 200 characters. Optional. */
   lastname?:
     | string
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
+  /** The client's IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?: string | undefined;
 }
 
 /** The response of ConfirmResolution. */
 export interface ConfirmResolutionResponse {
-  /** The booking. */
+  /** The confirmed booking. */
   booking?: BookingV2 | undefined;
 }
 
@@ -2027,9 +2030,8 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): CreateResolutionResponse => CreateResolutionResponse.decode(value),
   },
   /**
-   * List the organization's resolutions from the ledger, newest first (`page_size` 1..100, default 20). `status` is
-   * the outcome at creation; read one resolution for its options. Lists the organization's resolutions from the
-   * ledger a page at a time.
+   * Lists the organization's resolutions from the ledger, newest first, a page at a time. Their `resolution_status` is
+   * the outcome at creation; read one resolution for its options.
    */
   listResolutions: {
     path: "/scheduling.v1.ResolutionService/ListResolutions" as const,
@@ -2043,9 +2045,8 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): ListResolutionsResponse => ListResolutionsResponse.decode(value),
   },
   /**
-   * Read a resolution; FAILED_PRECONDITION after it expires. Answers a resolution with its options while it lives;
-   * after `expires_at` it is FAILED_PRECONDITION `RESOLUTION_EXPIRED`. Errors beyond the common ones: NOT_FOUND
-   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
+   * Reads a resolution with its options while it lives. Errors beyond the common ones: NOT_FOUND
+   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED` (after `expires_at`).
    */
   getResolution: {
     path: "/scheduling.v1.ResolutionService/GetResolution" as const,
@@ -2058,9 +2059,9 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): GetResolutionResponse => GetResolutionResponse.decode(value),
   },
   /**
-   * Every provider considered, with exclusions and matched constraints. Lists every provider the resolution screened
-   * with why it matched or was excluded, filtered by status or exclusion code; a page at a time. Errors beyond the
-   * common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
+   * Lists every provider the resolution screened with why it matched or was excluded, filtered by status or exclusion
+   * code, a page at a time. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION
+   * `RESOLUTION_EXPIRED`.
    */
   listCandidates: {
     path: "/scheduling.v1.ResolutionService/ListCandidates" as const,
@@ -2074,13 +2075,13 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): ListCandidatesResponse => ListCandidatesResponse.decode(value),
   },
   /**
-   * Hold an option for `ttl_seconds` (1..600, default 120); one active hold per resolution. Claims the option's slot
-   * for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a slot taken
-   * meanwhile SLOT_UNAVAILABLE. `idempotency-key` is optional: a retry with the same key and body answers the same
-   * hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond the common
-   * ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
-   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED
-   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
+   * Claims an option's slot for `ttl_seconds` (1..600, default 120) so it can be confirmed; one active hold per
+   * resolution: a second is HOLD_CONFLICT, a slot taken meanwhile SLOT_UNAVAILABLE. `idempotency-key` is optional: a
+   * retry with the same key and body answers the same hold (kept with the hold's claim, so it survives a Redis loss)
+   * instead of HOLD_CONFLICT. Emits `option.held`. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION
+   * `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED
+   * `RESOLUTION_ALREADY_CONFIRMED`.
    */
   holdOption: {
     path: "/scheduling.v1.ResolutionService/HoldOption" as const,
@@ -2092,9 +2093,8 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): HoldOptionResponse => HoldOptionResponse.decode(value),
   },
   /**
-   * Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with its status.
-   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND
-   * `HOLD_NOT_FOUND`.
+   * Reads the option's latest hold with its status (an expired one reads `expired`). Errors beyond the common ones:
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`.
    */
   getHold: {
     path: "/scheduling.v1.ResolutionService/GetHold" as const,
@@ -2106,9 +2106,9 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): GetHoldResponse => GetHoldResponse.decode(value),
   },
   /**
-   * Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond the common
-   * ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`.
+   * Frees the held slot before the hold expires (emits `option.released`); releasing again answers the same hold.
+   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND
+   * `HOLD_NOT_FOUND`, FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`.
    */
   releaseHold: {
     path: "/scheduling.v1.ResolutionService/ReleaseHold" as const,
@@ -2120,13 +2120,12 @@ export const ResolutionServiceService = {
     responseDeserialize: (value: Buffer): ReleaseHoldResponse => ReleaseHoldResponse.decode(value),
   },
   /**
-   * Confirm an option into a booking (status confirmed). Books the option for the customer and answers the confirmed
-   * v2 booking (emits `booking.confirmed`); `hold_id`, when given, must be a live hold of that option. Requires
-   * `idempotency-key`. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`, ABORTED
-   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
-   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`,
-   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
+   * Books the option for the customer and answers the confirmed booking (emits `booking.confirmed`); `hold_id`, when
+   * given, must be a live hold of that option. One booking per resolution. Requires `idempotency-key`. Errors beyond
+   * the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`,
+   * NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED
+   * `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
    */
   confirmResolution: {
     path: "/scheduling.v1.ResolutionService/ConfirmResolution" as const,
@@ -2153,53 +2152,49 @@ export interface ResolutionServiceServer extends UntypedServiceImplementation {
    */
   createResolution: handleUnaryCall<CreateResolutionRequest, CreateResolutionResponse>;
   /**
-   * List the organization's resolutions from the ledger, newest first (`page_size` 1..100, default 20). `status` is
-   * the outcome at creation; read one resolution for its options. Lists the organization's resolutions from the
-   * ledger a page at a time.
+   * Lists the organization's resolutions from the ledger, newest first, a page at a time. Their `resolution_status` is
+   * the outcome at creation; read one resolution for its options.
    */
   listResolutions: handleUnaryCall<ListResolutionsRequest, ListResolutionsResponse>;
   /**
-   * Read a resolution; FAILED_PRECONDITION after it expires. Answers a resolution with its options while it lives;
-   * after `expires_at` it is FAILED_PRECONDITION `RESOLUTION_EXPIRED`. Errors beyond the common ones: NOT_FOUND
-   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
+   * Reads a resolution with its options while it lives. Errors beyond the common ones: NOT_FOUND
+   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED` (after `expires_at`).
    */
   getResolution: handleUnaryCall<GetResolutionRequest, GetResolutionResponse>;
   /**
-   * Every provider considered, with exclusions and matched constraints. Lists every provider the resolution screened
-   * with why it matched or was excluded, filtered by status or exclusion code; a page at a time. Errors beyond the
-   * common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
+   * Lists every provider the resolution screened with why it matched or was excluded, filtered by status or exclusion
+   * code, a page at a time. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION
+   * `RESOLUTION_EXPIRED`.
    */
   listCandidates: handleUnaryCall<ListCandidatesRequest, ListCandidatesResponse>;
   /**
-   * Hold an option for `ttl_seconds` (1..600, default 120); one active hold per resolution. Claims the option's slot
-   * for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a slot taken
-   * meanwhile SLOT_UNAVAILABLE. `idempotency-key` is optional: a retry with the same key and body answers the same
-   * hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond the common
-   * ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
-   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED
-   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
+   * Claims an option's slot for `ttl_seconds` (1..600, default 120) so it can be confirmed; one active hold per
+   * resolution: a second is HOLD_CONFLICT, a slot taken meanwhile SLOT_UNAVAILABLE. `idempotency-key` is optional: a
+   * retry with the same key and body answers the same hold (kept with the hold's claim, so it survives a Redis loss)
+   * instead of HOLD_CONFLICT. Emits `option.held`. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION
+   * `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED
+   * `RESOLUTION_ALREADY_CONFIRMED`.
    */
   holdOption: handleUnaryCall<HoldOptionRequest, HoldOptionResponse>;
   /**
-   * Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with its status.
-   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND
-   * `HOLD_NOT_FOUND`.
+   * Reads the option's latest hold with its status (an expired one reads `expired`). Errors beyond the common ones:
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`.
    */
   getHold: handleUnaryCall<GetHoldRequest, GetHoldResponse>;
   /**
-   * Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond the common
-   * ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`.
+   * Frees the held slot before the hold expires (emits `option.released`); releasing again answers the same hold.
+   * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND
+   * `HOLD_NOT_FOUND`, FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`.
    */
   releaseHold: handleUnaryCall<ReleaseHoldRequest, ReleaseHoldResponse>;
   /**
-   * Confirm an option into a booking (status confirmed). Books the option for the customer and answers the confirmed
-   * v2 booking (emits `booking.confirmed`); `hold_id`, when given, must be a live hold of that option. Requires
-   * `idempotency-key`. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`, ABORTED
-   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
-   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`,
-   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
+   * Books the option for the customer and answers the confirmed booking (emits `booking.confirmed`); `hold_id`, when
+   * given, must be a live hold of that option. One booking per resolution. Requires `idempotency-key`. Errors beyond
+   * the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`,
+   * NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED
+   * `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
    */
   confirmResolution: handleUnaryCall<ConfirmResolutionRequest, ConfirmResolutionResponse>;
 }
@@ -2230,9 +2225,8 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateResolutionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List the organization's resolutions from the ledger, newest first (`page_size` 1..100, default 20). `status` is
-   * the outcome at creation; read one resolution for its options. Lists the organization's resolutions from the
-   * ledger a page at a time.
+   * Lists the organization's resolutions from the ledger, newest first, a page at a time. Their `resolution_status` is
+   * the outcome at creation; read one resolution for its options.
    */
   listResolutions(
     request: ListResolutionsRequest,
@@ -2250,9 +2244,8 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListResolutionsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a resolution; FAILED_PRECONDITION after it expires. Answers a resolution with its options while it lives;
-   * after `expires_at` it is FAILED_PRECONDITION `RESOLUTION_EXPIRED`. Errors beyond the common ones: NOT_FOUND
-   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
+   * Reads a resolution with its options while it lives. Errors beyond the common ones: NOT_FOUND
+   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED` (after `expires_at`).
    */
   getResolution(
     request: GetResolutionRequest,
@@ -2270,9 +2263,9 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetResolutionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Every provider considered, with exclusions and matched constraints. Lists every provider the resolution screened
-   * with why it matched or was excluded, filtered by status or exclusion code; a page at a time. Errors beyond the
-   * common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`.
+   * Lists every provider the resolution screened with why it matched or was excluded, filtered by status or exclusion
+   * code, a page at a time. Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION
+   * `RESOLUTION_EXPIRED`.
    */
   listCandidates(
     request: ListCandidatesRequest,
@@ -2290,13 +2283,13 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListCandidatesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Hold an option for `ttl_seconds` (1..600, default 120); one active hold per resolution. Claims the option's slot
-   * for a short time so it can be confirmed; a second active hold on the resolution is HOLD_CONFLICT, a slot taken
-   * meanwhile SLOT_UNAVAILABLE. `idempotency-key` is optional: a retry with the same key and body answers the same
-   * hold (kept with the hold's claim, so it survives a Redis loss) instead of HOLD_CONFLICT. Errors beyond the common
-   * ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND
-   * `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED
-   * `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
+   * Claims an option's slot for `ttl_seconds` (1..600, default 120) so it can be confirmed; one active hold per
+   * resolution: a second is HOLD_CONFLICT, a slot taken meanwhile SLOT_UNAVAILABLE. `idempotency-key` is optional: a
+   * retry with the same key and body answers the same hold (kept with the hold's claim, so it survives a Redis loss)
+   * instead of HOLD_CONFLICT. Emits `option.held`. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION
+   * `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, ABORTED `HOLD_CONFLICT`, ABORTED `SLOT_UNAVAILABLE`, ABORTED
+   * `RESOLUTION_ALREADY_CONFIRMED`.
    */
   holdOption(
     request: HoldOptionRequest,
@@ -2314,29 +2307,28 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: HoldOptionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read the option’s latest hold (an expired one reads `expired`). Answers the option's latest hold with its status.
+   * Reads the option's latest hold with its status (an expired one reads `expired`). Errors beyond the common ones:
+   * NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`.
+   */
+  getHold(
+    request: GetHoldRequest,
+    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
+  ): ClientUnaryCall;
+  getHold(
+    request: GetHoldRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
+  ): ClientUnaryCall;
+  getHold(
+    request: GetHoldRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Frees the held slot before the hold expires (emits `option.released`); releasing again answers the same hold.
    * Errors beyond the common ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND
-   * `HOLD_NOT_FOUND`.
-   */
-  getHold(
-    request: GetHoldRequest,
-    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
-  ): ClientUnaryCall;
-  getHold(
-    request: GetHoldRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
-  ): ClientUnaryCall;
-  getHold(
-    request: GetHoldRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetHoldResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * Release the hold; again answers the same body. Frees the slot before the hold expires. Errors beyond the common
-   * ones: NOT_FOUND `RESOLUTION_NOT_FOUND`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`.
+   * `HOLD_NOT_FOUND`, FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`.
    */
   releaseHold(
     request: ReleaseHoldRequest,
@@ -2354,13 +2346,12 @@ export interface ResolutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ReleaseHoldResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Confirm an option into a booking (status confirmed). Books the option for the customer and answers the confirmed
-   * v2 booking (emits `booking.confirmed`); `hold_id`, when given, must be a live hold of that option. Requires
-   * `idempotency-key`. Errors beyond the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`, ABORTED
-   * `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`,
-   * FAILED_PRECONDITION `RESOLUTION_EXPIRED`, NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`,
-   * FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`,
-   * ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
+   * Books the option for the customer and answers the confirmed booking (emits `booking.confirmed`); `hold_id`, when
+   * given, must be a live hold of that option. One booking per resolution. Requires `idempotency-key`. Errors beyond
+   * the common ones: INVALID_ARGUMENT `IDEMPOTENCY_KEY_REQUIRED`, ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `RESOLUTION_NOT_FOUND`, FAILED_PRECONDITION `RESOLUTION_EXPIRED`,
+   * NOT_FOUND `OPTION_NOT_FOUND`, NOT_FOUND `HOLD_NOT_FOUND`, FAILED_PRECONDITION `HOLD_EXPIRED`, ABORTED
+   * `HOLD_RELEASED`, ABORTED `HOLD_MISMATCH`, ABORTED `SLOT_UNAVAILABLE`, ABORTED `RESOLUTION_ALREADY_CONFIRMED`.
    */
   confirmResolution(
     request: ConfirmResolutionRequest,

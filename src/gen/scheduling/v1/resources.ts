@@ -13,15 +13,18 @@ export const protobufPackage = "scheduling.v1";
 
 export const protobufFileName = "scheduling/v1/resources.proto";
 
-/** The values of analytics period; `ANALYTICS_PERIOD_UNSPECIFIED` means not given. */
+/**
+ * A period of analytics: it ends now and reaches back 7, 30 or 90 days. `ANALYTICS_PERIOD_UNSPECIFIED` means not given
+ * (the default is 30 days).
+ */
 export enum AnalyticsPeriod {
   /** ANALYTICS_PERIOD_UNSPECIFIED - Not given. */
   ANALYTICS_PERIOD_UNSPECIFIED = "ANALYTICS_PERIOD_UNSPECIFIED",
-  /** ANALYTICS_PERIOD_LAST_7_DAYS - Last 7 days. */
+  /** ANALYTICS_PERIOD_LAST_7_DAYS - The 7 days before now. */
   ANALYTICS_PERIOD_LAST_7_DAYS = "ANALYTICS_PERIOD_LAST_7_DAYS",
-  /** ANALYTICS_PERIOD_LAST_30_DAYS - Last 30 days. */
+  /** ANALYTICS_PERIOD_LAST_30_DAYS - The 30 days before now (the default). */
   ANALYTICS_PERIOD_LAST_30_DAYS = "ANALYTICS_PERIOD_LAST_30_DAYS",
-  /** ANALYTICS_PERIOD_LAST_90_DAYS - Last 90 days. */
+  /** ANALYTICS_PERIOD_LAST_90_DAYS - The 90 days before now. */
   ANALYTICS_PERIOD_LAST_90_DAYS = "ANALYTICS_PERIOD_LAST_90_DAYS",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -79,19 +82,19 @@ export function analyticsPeriodToNumber(object: AnalyticsPeriod): number {
   }
 }
 
-/** The values of booking status; `BOOKING_STATUS_UNSPECIFIED` means not given. */
+/** Where a booking is in its life. `BOOKING_STATUS_UNSPECIFIED` means not given. */
 export enum BookingStatus {
   /** BOOKING_STATUS_UNSPECIFIED - Not given. */
   BOOKING_STATUS_UNSPECIFIED = "BOOKING_STATUS_UNSPECIFIED",
-  /** BOOKING_STATUS_PENDING - Pending. */
+  /** BOOKING_STATUS_PENDING - Booked directly and waiting for the attendee to follow the e-mailed confirmation link; it holds its slot. */
   BOOKING_STATUS_PENDING = "BOOKING_STATUS_PENDING",
-  /** BOOKING_STATUS_CONFIRMED - Confirmed. */
+  /** BOOKING_STATUS_CONFIRMED - Confirmed (from a resolution option, or through the link); becomes completed when its end passes. */
   BOOKING_STATUS_CONFIRMED = "BOOKING_STATUS_CONFIRMED",
-  /** BOOKING_STATUS_CANCELLED - Cancelled. */
+  /** BOOKING_STATUS_CANCELLED - Cancelled; its slot is free again. */
   BOOKING_STATUS_CANCELLED = "BOOKING_STATUS_CANCELLED",
-  /** BOOKING_STATUS_COMPLETED - Completed. */
+  /** BOOKING_STATUS_COMPLETED - Its end time passed while it was confirmed. */
   BOOKING_STATUS_COMPLETED = "BOOKING_STATUS_COMPLETED",
-  /** BOOKING_STATUS_RESCHEDULED - Rescheduled. */
+  /** BOOKING_STATUS_RESCHEDULED - Moved to a new booking (`rescheduled_to`); its slot is free again. */
   BOOKING_STATUS_RESCHEDULED = "BOOKING_STATUS_RESCHEDULED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -163,15 +166,18 @@ export function bookingStatusToNumber(object: BookingStatus): number {
   }
 }
 
-/** The values of day part; `DAY_PART_UNSPECIFIED` means not given. */
+/**
+ * A part of the day a client prefers, judged in the preferences' time zone, else the provider's. `DAY_PART_UNSPECIFIED`
+ * means not given.
+ */
 export enum DayPart {
   /** DAY_PART_UNSPECIFIED - Not given. */
   DAY_PART_UNSPECIFIED = "DAY_PART_UNSPECIFIED",
-  /** DAY_PART_MORNING - Morning. */
+  /** DAY_PART_MORNING - A slot starting from 05:00 to before 12:00. */
   DAY_PART_MORNING = "DAY_PART_MORNING",
-  /** DAY_PART_AFTERNOON - Afternoon. */
+  /** DAY_PART_AFTERNOON - A slot starting from 12:00 to before 17:00. */
   DAY_PART_AFTERNOON = "DAY_PART_AFTERNOON",
-  /** DAY_PART_EVENING - Evening. */
+  /** DAY_PART_EVENING - A slot starting from 17:00 to before 22:00. */
   DAY_PART_EVENING = "DAY_PART_EVENING",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -229,19 +235,19 @@ export function dayPartToNumber(object: DayPart): number {
   }
 }
 
-/** The values of delivery status; `DELIVERY_STATUS_UNSPECIFIED` means not given. */
+/** Where a webhook delivery stands. `DELIVERY_STATUS_UNSPECIFIED` means not given. */
 export enum DeliveryStatus {
   /** DELIVERY_STATUS_UNSPECIFIED - Not given. */
   DELIVERY_STATUS_UNSPECIFIED = "DELIVERY_STATUS_UNSPECIFIED",
-  /** DELIVERY_STATUS_PENDING - Pending. */
+  /** DELIVERY_STATUS_PENDING - Due to be sent (the first attempt, or a queued replay). */
   DELIVERY_STATUS_PENDING = "DELIVERY_STATUS_PENDING",
-  /** DELIVERY_STATUS_DELIVERED - Delivered. */
+  /** DELIVERY_STATUS_DELIVERED - The receiver answered 2xx. */
   DELIVERY_STATUS_DELIVERED = "DELIVERY_STATUS_DELIVERED",
-  /** DELIVERY_STATUS_FAILED - Failed. */
+  /** DELIVERY_STATUS_FAILED - The latest attempt failed and a retry is scheduled (`next_attempt_at`). */
   DELIVERY_STATUS_FAILED = "DELIVERY_STATUS_FAILED",
-  /** DELIVERY_STATUS_DEAD_LETTERED - Dead lettered. */
+  /** DELIVERY_STATUS_DEAD_LETTERED - The fifth automatic attempt failed; only a manual replay sends it again. */
   DELIVERY_STATUS_DEAD_LETTERED = "DELIVERY_STATUS_DEAD_LETTERED",
-  /** DELIVERY_STATUS_SUPPRESSED - Suppressed. */
+  /** DELIVERY_STATUS_SUPPRESSED - A test-mode event: recorded, never sent. */
   DELIVERY_STATUS_SUPPRESSED = "DELIVERY_STATUS_SUPPRESSED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -313,15 +319,15 @@ export function deliveryStatusToNumber(object: DeliveryStatus): number {
   }
 }
 
-/** The values of import mode; `IMPORT_MODE_UNSPECIFIED` means not given. */
+/** How an import treats rows whose `external_id` exists or not. `IMPORT_MODE_UNSPECIFIED` means not given (upsert). */
 export enum ImportMode {
   /** IMPORT_MODE_UNSPECIFIED - Not given. */
   IMPORT_MODE_UNSPECIFIED = "IMPORT_MODE_UNSPECIFIED",
-  /** IMPORT_MODE_UPSERT - Upsert. */
+  /** IMPORT_MODE_UPSERT - Create rows whose `external_id` is new, update the others. */
   IMPORT_MODE_UPSERT = "IMPORT_MODE_UPSERT",
-  /** IMPORT_MODE_CREATE_ONLY - Create only. */
+  /** IMPORT_MODE_CREATE_ONLY - Create rows whose `external_id` is new; skip (count `unchanged`) the others. */
   IMPORT_MODE_CREATE_ONLY = "IMPORT_MODE_CREATE_ONLY",
-  /** IMPORT_MODE_UPDATE_ONLY - Update only. */
+  /** IMPORT_MODE_UPDATE_ONLY - Update rows whose `external_id` exists; skip (count `unchanged`) the others. */
   IMPORT_MODE_UPDATE_ONLY = "IMPORT_MODE_UPDATE_ONLY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -379,13 +385,13 @@ export function importModeToNumber(object: ImportMode): number {
   }
 }
 
-/** The values of key mode; `KEY_MODE_UNSPECIFIED` means not given. */
+/** An API key's mode, which decides side effects. `KEY_MODE_UNSPECIFIED` means not given. */
 export enum KeyMode {
   /** KEY_MODE_UNSPECIFIED - Not given. */
   KEY_MODE_UNSPECIFIED = "KEY_MODE_UNSPECIFIED",
-  /** KEY_MODE_LIVE - Live. */
+  /** KEY_MODE_LIVE - A live key (`service_live_…`): real e-mail and webhook deliveries. */
   KEY_MODE_LIVE = "KEY_MODE_LIVE",
-  /** KEY_MODE_TEST - Test. */
+  /** KEY_MODE_TEST - A test key (`service_test_…`): the same calls, but no real e-mail and no webhook sent. */
   KEY_MODE_TEST = "KEY_MODE_TEST",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -436,17 +442,20 @@ export function keyModeToNumber(object: KeyMode): number {
   }
 }
 
-/** The values of key type; `KEY_TYPE_UNSPECIFIED` means not given. */
+/** Whom an API key speaks for, and in which mode. `KEY_TYPE_UNSPECIFIED` means not given. */
 export enum KeyType {
   /** KEY_TYPE_UNSPECIFIED - Not given. */
   KEY_TYPE_UNSPECIFIED = "KEY_TYPE_UNSPECIFIED",
-  /** KEY_TYPE_PLATFORM_LIVE - Platform live. */
+  /**
+   * KEY_TYPE_PLATFORM_LIVE - A live key of the platform account: creates organizations and acts in any organization of its platform through
+   * `service-organization-id`.
+   */
   KEY_TYPE_PLATFORM_LIVE = "KEY_TYPE_PLATFORM_LIVE",
-  /** KEY_TYPE_PLATFORM_TEST - Platform test. */
+  /** KEY_TYPE_PLATFORM_TEST - A test key of the platform account, with the same reach. */
   KEY_TYPE_PLATFORM_TEST = "KEY_TYPE_PLATFORM_TEST",
-  /** KEY_TYPE_ORGANIZATION_LIVE - Organization live. */
+  /** KEY_TYPE_ORGANIZATION_LIVE - A live key scoped to one organization. */
   KEY_TYPE_ORGANIZATION_LIVE = "KEY_TYPE_ORGANIZATION_LIVE",
-  /** KEY_TYPE_ORGANIZATION_TEST - Organization test. */
+  /** KEY_TYPE_ORGANIZATION_TEST - A test key scoped to one organization. */
   KEY_TYPE_ORGANIZATION_TEST = "KEY_TYPE_ORGANIZATION_TEST",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -511,17 +520,20 @@ export function keyTypeToNumber(object: KeyType): number {
   }
 }
 
-/** The values of machine name; `MACHINE_NAME_UNSPECIFIED` means not given. */
+/**
+ * The machines the inspector knows, which are also the kinds of actors it shows. `MACHINE_NAME_UNSPECIFIED` means not
+ * given.
+ */
 export enum MachineName {
   /** MACHINE_NAME_UNSPECIFIED - Not given. */
   MACHINE_NAME_UNSPECIFIED = "MACHINE_NAME_UNSPECIFIED",
-  /** MACHINE_NAME_RESOLUTION - Resolution. */
+  /** MACHINE_NAME_RESOLUTION - A resolution: its options and their expiry. */
   MACHINE_NAME_RESOLUTION = "MACHINE_NAME_RESOLUTION",
-  /** MACHINE_NAME_HOLD - Hold. */
+  /** MACHINE_NAME_HOLD - A hold on one option's slot. */
   MACHINE_NAME_HOLD = "MACHINE_NAME_HOLD",
-  /** MACHINE_NAME_BOOKING - Booking. */
+  /** MACHINE_NAME_BOOKING - A booking, from pending or confirmed to its end. */
   MACHINE_NAME_BOOKING = "MACHINE_NAME_BOOKING",
-  /** MACHINE_NAME_WAITLIST_ENTRY - Waitlist entry. */
+  /** MACHINE_NAME_WAITLIST_ENTRY - A waitlist entry and its offers. */
   MACHINE_NAME_WAITLIST_ENTRY = "MACHINE_NAME_WAITLIST_ENTRY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -586,13 +598,13 @@ export function machineNameToNumber(object: MachineName): number {
   }
 }
 
-/** The values of manual review status; `MANUAL_REVIEW_STATUS_UNSPECIFIED` means not given. */
+/** Where a manual-review entry stands. `MANUAL_REVIEW_STATUS_UNSPECIFIED` means not given. */
 export enum ManualReviewStatus {
   /** MANUAL_REVIEW_STATUS_UNSPECIFIED - Not given. */
   MANUAL_REVIEW_STATUS_UNSPECIFIED = "MANUAL_REVIEW_STATUS_UNSPECIFIED",
-  /** MANUAL_REVIEW_STATUS_OPEN - Open. */
+  /** MANUAL_REVIEW_STATUS_OPEN - Waiting to be fixed. */
   MANUAL_REVIEW_STATUS_OPEN = "MANUAL_REVIEW_STATUS_OPEN",
-  /** MANUAL_REVIEW_STATUS_RESOLVED - Resolved. */
+  /** MANUAL_REVIEW_STATUS_RESOLVED - Marked resolved; reopens when a resolution finds the provider unknown again. */
   MANUAL_REVIEW_STATUS_RESOLVED = "MANUAL_REVIEW_STATUS_RESOLVED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -643,17 +655,20 @@ export function manualReviewStatusToNumber(object: ManualReviewStatus): number {
   }
 }
 
-/** The values of plan; `PLAN_UNSPECIFIED` means not given. */
+/**
+ * An organization's plan, in increasing order; webhook replay needs `PLAN_LAUNCH` or higher. `PLAN_UNSPECIFIED` means
+ * not given.
+ */
 export enum Plan {
   /** PLAN_UNSPECIFIED - Not given. */
   PLAN_UNSPECIFIED = "PLAN_UNSPECIFIED",
-  /** PLAN_FREE - Free. */
+  /** PLAN_FREE - The entry plan (no webhook replay). */
   PLAN_FREE = "PLAN_FREE",
-  /** PLAN_LAUNCH - Launch. */
+  /** PLAN_LAUNCH - Adds webhook replay. */
   PLAN_LAUNCH = "PLAN_LAUNCH",
-  /** PLAN_SCALE - Scale. */
+  /** PLAN_SCALE - Above launch. */
   PLAN_SCALE = "PLAN_SCALE",
-  /** PLAN_ENTERPRISE - Enterprise. */
+  /** PLAN_ENTERPRISE - The highest plan. */
   PLAN_ENTERPRISE = "PLAN_ENTERPRISE",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -718,15 +733,18 @@ export function planToNumber(object: Plan): number {
   }
 }
 
-/** The values of provider status; `PROVIDER_STATUS_UNSPECIFIED` means not given. */
+/**
+ * A provider's standing; only `PROVIDER_STATUS_ACTIVE` providers can be offered. `PROVIDER_STATUS_UNSPECIFIED` means
+ * not given.
+ */
 export enum ProviderStatus {
   /** PROVIDER_STATUS_UNSPECIFIED - Not given. */
   PROVIDER_STATUS_UNSPECIFIED = "PROVIDER_STATUS_UNSPECIFIED",
-  /** PROVIDER_STATUS_ACTIVE - Active. */
+  /** PROVIDER_STATUS_ACTIVE - Takes part in resolutions (when also searchable). */
   PROVIDER_STATUS_ACTIVE = "PROVIDER_STATUS_ACTIVE",
-  /** PROVIDER_STATUS_INACTIVE - Inactive. */
+  /** PROVIDER_STATUS_INACTIVE - Deactivated (deleted, or missing from an import with `deactivate_missing`); excluded as `PROVIDER_INACTIVE`. */
   PROVIDER_STATUS_INACTIVE = "PROVIDER_STATUS_INACTIVE",
-  /** PROVIDER_STATUS_SUSPENDED - Suspended. */
+  /** PROVIDER_STATUS_SUSPENDED - Suspended; excluded as `PROVIDER_INACTIVE`. */
   PROVIDER_STATUS_SUSPENDED = "PROVIDER_STATUS_SUSPENDED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -784,15 +802,18 @@ export function providerStatusToNumber(object: ProviderStatus): number {
   }
 }
 
-/** The values of ranking policy status; `RANKING_POLICY_STATUS_UNSPECIFIED` means not given. */
+/**
+ * Where a ranking policy stands; one policy per organization is active. `RANKING_POLICY_STATUS_UNSPECIFIED` means not
+ * given.
+ */
 export enum RankingPolicyStatus {
   /** RANKING_POLICY_STATUS_UNSPECIFIED - Not given. */
   RANKING_POLICY_STATUS_UNSPECIFIED = "RANKING_POLICY_STATUS_UNSPECIFIED",
-  /** RANKING_POLICY_STATUS_DRAFT - Draft. */
+  /** RANKING_POLICY_STATUS_DRAFT - Created, never activated. */
   RANKING_POLICY_STATUS_DRAFT = "RANKING_POLICY_STATUS_DRAFT",
-  /** RANKING_POLICY_STATUS_ACTIVE - Active. */
+  /** RANKING_POLICY_STATUS_ACTIVE - The organization's policy in use: its `active_version` ranks new resolutions. */
   RANKING_POLICY_STATUS_ACTIVE = "RANKING_POLICY_STATUS_ACTIVE",
-  /** RANKING_POLICY_STATUS_INACTIVE - Inactive. */
+  /** RANKING_POLICY_STATUS_INACTIVE - Was active until another policy was activated. */
   RANKING_POLICY_STATUS_INACTIVE = "RANKING_POLICY_STATUS_INACTIVE",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -850,13 +871,13 @@ export function rankingPolicyStatusToNumber(object: RankingPolicyStatus): number
   }
 }
 
-/** The values of resolution status; `RESOLUTION_STATUS_UNSPECIFIED` means not given. */
+/** The outcome of a resolution when it was made. `RESOLUTION_STATUS_UNSPECIFIED` means not given. */
 export enum ResolutionStatus {
   /** RESOLUTION_STATUS_UNSPECIFIED - Not given. */
   RESOLUTION_STATUS_UNSPECIFIED = "RESOLUTION_STATUS_UNSPECIFIED",
-  /** RESOLUTION_STATUS_RESOLVED - Resolved. */
+  /** RESOLUTION_STATUS_RESOLVED - At least one option came back. */
   RESOLUTION_STATUS_RESOLVED = "RESOLUTION_STATUS_RESOLVED",
-  /** RESOLUTION_STATUS_ZERO_RESULTS - Zero results. */
+  /** RESOLUTION_STATUS_ZERO_RESULTS - No option came back; the resolution says why (`zero_result_reasons`). */
   RESOLUTION_STATUS_ZERO_RESULTS = "RESOLUTION_STATUS_ZERO_RESULTS",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -907,15 +928,15 @@ export function resolutionStatusToNumber(object: ResolutionStatus): number {
   }
 }
 
-/** The values of tie breaker; `TIE_BREAKER_UNSPECIFIED` means not given. */
+/** How options of equal score and availability density are ordered. `TIE_BREAKER_UNSPECIFIED` means not given. */
 export enum TieBreaker {
   /** TIE_BREAKER_UNSPECIFIED - Not given. */
   TIE_BREAKER_UNSPECIFIED = "TIE_BREAKER_UNSPECIFIED",
-  /** TIE_BREAKER_EARLIEST_START - Earliest start. */
+  /** TIE_BREAKER_EARLIEST_START - The earlier slot first. */
   TIE_BREAKER_EARLIEST_START = "TIE_BREAKER_EARLIEST_START",
-  /** TIE_BREAKER_LOWEST_WORKLOAD - Lowest workload. */
+  /** TIE_BREAKER_LOWEST_WORKLOAD - The provider with the lighter workload first. */
   TIE_BREAKER_LOWEST_WORKLOAD = "TIE_BREAKER_LOWEST_WORKLOAD",
-  /** TIE_BREAKER_PROVIDER_ID - Provider id. */
+  /** TIE_BREAKER_PROVIDER_ID - The lower provider id first. */
   TIE_BREAKER_PROVIDER_ID = "TIE_BREAKER_PROVIDER_ID",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -973,17 +994,20 @@ export function tieBreakerToNumber(object: TieBreaker): number {
   }
 }
 
-/** The values of waitlist status; `WAITLIST_STATUS_UNSPECIFIED` means not given. */
+/**
+ * Where a waitlist entry stands: waiting, offered, booked, back to waiting when an offer lapses.
+ * `WAITLIST_STATUS_UNSPECIFIED` means not given.
+ */
 export enum WaitlistStatus {
   /** WAITLIST_STATUS_UNSPECIFIED - Not given. */
   WAITLIST_STATUS_UNSPECIFIED = "WAITLIST_STATUS_UNSPECIFIED",
-  /** WAITLIST_STATUS_WAITING - Waiting. */
+  /** WAITLIST_STATUS_WAITING - Waiting for freed time. */
   WAITLIST_STATUS_WAITING = "WAITLIST_STATUS_WAITING",
-  /** WAITLIST_STATUS_OFFERED - Offered. */
+  /** WAITLIST_STATUS_OFFERED - Holding an offer until it is confirmed or lapses. */
   WAITLIST_STATUS_OFFERED = "WAITLIST_STATUS_OFFERED",
-  /** WAITLIST_STATUS_BOOKED - Booked. */
+  /** WAITLIST_STATUS_BOOKED - The offer was confirmed into a booking. */
   WAITLIST_STATUS_BOOKED = "WAITLIST_STATUS_BOOKED",
-  /** WAITLIST_STATUS_CANCELLED - Cancelled. */
+  /** WAITLIST_STATUS_CANCELLED - Cancelled; no more offers. */
   WAITLIST_STATUS_CANCELLED = "WAITLIST_STATUS_CANCELLED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -1048,25 +1072,25 @@ export function waitlistStatusToNumber(object: WaitlistStatus): number {
   }
 }
 
-/** An activated ranking policy. */
+/** The answer of activating a ranking policy: the version snapshot it stored. */
 export interface ActivatedRankingPolicy {
-  /** The id of the activated ranking policy. */
+  /** The ranking policy's id. */
   id?:
     | string
     | undefined;
-  /** The status. */
+  /** Always `active`: the policy's status once activated. */
   status?:
     | string
     | undefined;
-  /** The version. At least 0. */
+  /** The number of the immutable version snapshot this activation stored (now the policy's active version). */
   version?:
     | number
     | undefined;
-  /** When it was activated. */
+  /** When the version was activated; resolutions made from then on use it. */
   activatedAt?: Date | undefined;
 }
 
-/** An actor history entry. */
+/** One step of an actor's history: the event it took, the states before and after, and who caused it. */
 export interface ActorHistoryEntry {
   /** The revision the step wrote (1 = creation); increasing, with gaps once old entries are trimmed. At least 0. */
   seq?:
@@ -1084,21 +1108,21 @@ export interface ActorHistoryEntry {
   toState?:
     | string
     | undefined;
-  /** The at. */
+  /** When the step was taken. */
   at?:
     | Date
     | undefined;
-  /** unset when the step was recorded without its cause. Unset when there is none. */
+  /** Who caused the step; unset when the step was recorded without its cause. */
   causedBy?: StepCause | undefined;
 }
 
-/** An actor timer. */
+/** A durable timer of an actor: it survives a restart and fires its event when due. */
 export interface ActorTimer {
   /** Timer name; when due, the service sends the matching event (`expire` → EXPIRE). */
   event?:
     | string
     | undefined;
-  /** The due time. */
+  /** When the timer fires. */
   dueAt?:
     | Date
     | undefined;
@@ -1109,17 +1133,17 @@ export interface ActorTimer {
   pending?: boolean | undefined;
 }
 
-/** The live view of one resolution, hold or booking actor. */
+/** The live view of one actor (a resolution, hold, booking or waitlist entry): its state, snapshot, history and timers. */
 export interface ActorView {
-  /** The machine name. */
+  /** The kind of actor, which is also the machine that runs it. */
   machineName?:
     | MachineName
     | undefined;
-  /** The id of the actor view. */
+  /** The actor's id: the id of its resolution, hold, booking or waitlist entry. */
   id?:
     | string
     | undefined;
-  /** The machine. */
+  /** The id of the XState machine the actor runs (`resolution`, `hold`, `booking`, `waitlist_entry`). */
   machine?:
     | string
     | undefined;
@@ -1127,7 +1151,7 @@ export interface ActorView {
   machineVersion?:
     | number
     | undefined;
-  /** The current state. The state's key. Unset when there is none. */
+  /** The current state's key (`active`); unset when the stored snapshot has no state. */
   stateName?:
     | string
     | undefined;
@@ -1139,11 +1163,11 @@ export interface ActorView {
   status?:
     | string
     | undefined;
-  /** The revision. At least 0. */
+  /** The stored snapshot's revision: 1 at creation, one more per step (the `seq` of the latest history entry). */
   revision?:
     | number
     | undefined;
-  /** The persisted snapshot's context. A free-form JSON object. */
+  /** The persisted snapshot's context (the actor's data), as free-form JSON. */
   snapshot?:
     | { [key: string]: any }
     | undefined;
@@ -1151,7 +1175,7 @@ export interface ActorView {
   history?:
     | ActorHistoryEntry[]
     | undefined;
-  /** The timers. */
+  /** The actor's durable timers, fired or not. */
   timers?:
     | ActorTimer[]
     | undefined;
@@ -1159,31 +1183,31 @@ export interface ActorView {
   transitionsTaken?: ActorView_TransitionsTaken[] | undefined;
 }
 
-/** The transitions taken. */
+/** One transition of the actor's history, numbered for drawing on the machine's graph. */
 export interface ActorView_TransitionsTaken {
-  /** The n. At least 0. */
+  /** The transition's number, from 1 in history order. */
   n?:
     | number
     | undefined;
-  /** The from. */
+  /** State node id the transition left (comma-joined for several). */
   from?:
     | string
     | undefined;
-  /** The event. */
+  /** The event type that took it. */
   event?:
     | string
     | undefined;
-  /** The to. */
+  /** State node id the transition entered (comma-joined for several). */
   to?: string | undefined;
 }
 
-/** An analytics. */
+/** An organization's resolution and booking counts over a period. */
 export interface Analytics {
-  /** The resolutions. */
+  /** Resolution counts. */
   resolutions?:
     | Analytics_Resolutions
     | undefined;
-  /** The bookings. */
+  /** Booking counts. */
   bookings?:
     | Analytics_Bookings
     | undefined;
@@ -1194,13 +1218,13 @@ export interface Analytics {
   conversionRate?:
     | number
     | undefined;
-  /** The period. */
+  /** The period counted, as a label (`last_30_days`); it ends now. */
   period?: string | undefined;
 }
 
-/** The resolutions. */
+/** Counts of the resolutions created in the period. */
 export interface Analytics_Resolutions {
-  /** The total. At least 0. */
+  /** Resolutions created in the period. */
   total?:
     | number
     | undefined;
@@ -1208,7 +1232,7 @@ export interface Analytics_Resolutions {
   resolved?:
     | number
     | undefined;
-  /** The zero results. At least 0. */
+  /** Of those, the ones made with no option (status `zero_results`). */
   zeroResults?:
     | number
     | undefined;
@@ -1216,7 +1240,7 @@ export interface Analytics_Resolutions {
   avgEvaluatedSlots?: number | undefined;
 }
 
-/** The bookings. */
+/** Counts of the bookings created in the period. */
 export interface Analytics_Bookings {
   /** Bookings created in the period, in any status. At least 0. */
   total?:
@@ -1226,33 +1250,33 @@ export interface Analytics_Bookings {
   confirmed?:
     | number
     | undefined;
-  /** The cancelled. At least 0. */
+  /** Of those, now `cancelled`. */
   cancelled?:
     | number
     | undefined;
-  /** The rescheduled. At least 0. */
+  /** Of those, now `rescheduled` (moved to a new booking). */
   rescheduled?: number | undefined;
 }
 
-/** An API key of a platform account (never its secret). */
+/** An API key as listed (never its secret, which is shown once, at creation). */
 export interface ApiKey {
-  /** The id of the api key. */
+  /** The key's id (not the secret). */
   id?:
     | string
     | undefined;
-  /** The type. */
+  /** The key type, as text (`platform_live`, `platform_test`, `organization_live`, `organization_test`). */
   type?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization the key belongs to (a platform key: the platform's default organization). */
   organizationId?:
     | string
     | undefined;
-  /** The name. */
+  /** The name the key was given at creation, to tell keys apart. */
   name?:
     | string
     | undefined;
-  /** The hint. */
+  /** A safe-to-show hint of the secret: its first 13 characters, `…`, and its last 4. */
   hint?:
     | string
     | undefined;
@@ -1260,11 +1284,11 @@ export interface ApiKey {
   createdAt?:
     | Date
     | undefined;
-  /** When it expires. Unset when there is none. */
+  /** When the key stops working; unset for a key that does not expire. */
   expiresAt?:
     | Date
     | undefined;
-  /** When it was revoked. Unset when there is none. */
+  /** When the key was revoked; unset while it is not. */
   revokedAt?: Date | undefined;
 }
 
@@ -1283,23 +1307,23 @@ export interface AuditActor {
 
 /** The API key (id and type) the change was made with. */
 export interface AuditActor_ApiKey {
-  /** The id of the key. */
+  /** The id of the API key (not its secret). */
   keyId?:
     | string
     | undefined;
-  /** The key type. */
+  /** The key's type, as text (`platform_live`...). */
   keyType?: string | undefined;
 }
 
 /** A background worker or operator tool (`type` is `system`). */
 export interface AuditActor_System {
-  /** The type. */
+  /** Always `system`. */
   type?: string | undefined;
 }
 
-/** An audit chain verification. */
+/** The result of verifying the audit log's hash chain (the latest links, up to the request's `limit`). */
 export interface AuditChainVerification {
-  /** The status. */
+  /** `STATUS_INTACT` when `breaks` is empty, else `STATUS_BROKEN`. */
   status?:
     | AuditChainVerification_Status
     | undefined;
@@ -1307,7 +1331,7 @@ export interface AuditChainVerification {
   checked?:
     | number
     | undefined;
-  /** The linked. At least 0. */
+  /** Of the events read, those linked into the chain. */
   linked?:
     | number
     | undefined;
@@ -1315,7 +1339,7 @@ export interface AuditChainVerification {
   pending?:
     | number
     | undefined;
-  /** The breaks. */
+  /** The breaks found, empty when the chain is intact. */
   breaks?:
     | AuditChainVerification_Breaks[]
     | undefined;
@@ -1331,17 +1355,17 @@ export interface AuditChainVerification {
   complete?:
     | boolean
     | undefined;
-  /** When it was verified. */
+  /** When the verification ran. */
   verifiedAt?: Date | undefined;
 }
 
-/** The values of status; `STATUS_UNSPECIFIED` means not given. */
+/** Whether the verified part of the chain holds. `STATUS_UNSPECIFIED` is never answered. */
 export enum AuditChainVerification_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_INTACT - Intact. */
+  /** STATUS_INTACT - Every link verified matches its event and the previous link. */
   STATUS_INTACT = "STATUS_INTACT",
-  /** STATUS_BROKEN - Broken. */
+  /** STATUS_BROKEN - At least one break was found; `breaks` lists them. */
   STATUS_BROKEN = "STATUS_BROKEN",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -1392,23 +1416,23 @@ export function auditChainVerification_StatusToNumber(object: AuditChainVerifica
   }
 }
 
-/** The breaks. */
+/** One break of the chain: an event (or link) that does not verify. */
 export interface AuditChainVerification_Breaks {
-  /** The id of the event. */
+  /** The id of the audit event the break is about. */
   eventId?:
     | string
     | undefined;
-  /** The reason. */
+  /** What does not verify, in words (`hash does not match the content`...). */
   reason?: string | undefined;
 }
 
 /** An entry of the immutable audit log. */
 export interface AuditEvent {
-  /** The id of the audit event. */
+  /** The audit event's id. */
   id?:
     | string
     | undefined;
-  /** The changed by. Who made a change: an API key, or a background worker or operator tool of the service. */
+  /** Who made the change: an API key, or the service itself. */
   changedBy?:
     | AuditActor
     | undefined;
@@ -1416,11 +1440,11 @@ export interface AuditEvent {
   action?:
     | string
     | undefined;
-  /** The resource type. */
+  /** The kind of resource acted on (`provider`, `booking`, `api_key`...). */
   resourceType?:
     | string
     | undefined;
-  /** The id of the resource. Unset when there is none. */
+  /** The id of the resource acted on; unset when the action has no single resource (a list, for one). */
   resourceId?:
     | string
     | undefined;
@@ -1428,19 +1452,19 @@ export interface AuditEvent {
   requestId?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization the change was made in. */
   organizationId?:
     | string
     | undefined;
-  /** The before. Free-form JSON. Unset when there is none. */
+  /** A summary of the resource before the change, as free-form JSON; unset when there is none (a creation, a read). */
   before?:
     | any
     | undefined;
-  /** The after. Free-form JSON. Unset when there is none. */
+  /** A summary of the resource after the change, as free-form JSON; unset when there is none (a read). */
   after?:
     | any
     | undefined;
-  /** The timestamp. */
+  /** When the change was made. */
   timestamp?: Date | undefined;
 }
 
@@ -1532,68 +1556,68 @@ export interface BookingV1Rescheduled_Data {
   endTime?: Date | undefined;
 }
 
-/** A booking. */
+/** A booking, made by confirming a resolution option or booked directly (`source`). */
 export interface BookingV2 {
-  /** The id of the booking. */
+  /** The booking's id. */
   id?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization the booking belongs to. */
   organizationId?:
     | string
     | undefined;
-  /** The id of the resolution. Unset when there is none. */
+  /** The resolution it was confirmed from; unset for a direct booking. */
   resolutionId?:
     | string
     | undefined;
-  /** The id of the option. Unset when there is none. */
+  /** The resolution option it was confirmed from; unset for a direct booking. */
   optionId?:
     | string
     | undefined;
-  /** The booking status. */
+  /** Where the booking is in its life. */
   bookingStatus?:
     | BookingStatus
     | undefined;
-  /** The provider. */
+  /** The provider the booking is with. */
   provider?:
     | BookingV2_Provider
     | undefined;
-  /** The service. */
+  /** The service booked. */
   service?:
     | BookingV2_Service
     | undefined;
-  /** The customer. */
+  /** The client the booking is for. */
   customer?:
     | BookingV2_Customer
     | undefined;
-  /** The slot. */
+  /** The booked time. */
   slot?:
     | BookingV2_Slot
     | undefined;
   /**
-   * The `metadata` sent with the confirmation (`` when none). A booking stored before metadata was bounded to 8
-   * levels answers what is nested deeper as unset. A free-form JSON object.
+   * The `metadata` sent with the confirmation (empty when none). A booking stored before metadata was bounded to 8
+   * levels answers what is nested deeper as unset.
    */
   metadata?:
     | { [key: string]: any }
     | undefined;
-  /** The source. */
+  /** How the booking was made. */
   source?:
     | BookingV2_Source
     | undefined;
-  /** The rescheduled from. Unset when there is none. */
+  /** On a booking made by rescheduling: the id of the booking it replaced; else unset. */
   rescheduledFrom?:
     | string
     | undefined;
-  /** The rescheduled to. Unset when there is none. */
+  /** On a `rescheduled` booking: the id of the booking that replaced it; else unset. */
   rescheduledTo?:
     | string
     | undefined;
-  /** When it was cancelled. Unset when there is none. */
+  /** When it was cancelled; unset unless `cancelled`. */
   cancelledAt?:
     | Date
     | undefined;
-  /** When it was created. */
+  /** When it was booked. */
   createdAt?:
     | Date
     | undefined;
@@ -1608,13 +1632,13 @@ export interface BookingV2 {
   confirmationUrl?: string | undefined;
 }
 
-/** The values of source; `SOURCE_UNSPECIFIED` means not given. */
+/** How the booking was made. `SOURCE_UNSPECIFIED` is never answered. */
 export enum BookingV2_Source {
   /** SOURCE_UNSPECIFIED - Not given. */
   SOURCE_UNSPECIFIED = "SOURCE_UNSPECIFIED",
-  /** SOURCE_V1 - V1. */
+  /** SOURCE_V1 - Booked directly on a known slot (`BookSlot`), confirmed through the e-mailed link. */
   SOURCE_V1 = "SOURCE_V1",
-  /** SOURCE_V2 - V2. */
+  /** SOURCE_V2 - Made by confirming a resolution option (`ConfirmResolution`). */
   SOURCE_V2 = "SOURCE_V2",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -1665,13 +1689,13 @@ export function bookingV2_SourceToNumber(object: BookingV2_Source): number {
   }
 }
 
-/** The provider. */
+/** The provider the booking is with. */
 export interface BookingV2_Provider {
-  /** The id of the provider. */
+  /** The provider's id. */
   id?:
     | string
     | undefined;
-  /** The name to show. */
+  /** The provider's display name. */
   displayName?:
     | string
     | undefined;
@@ -1679,87 +1703,87 @@ export interface BookingV2_Provider {
   username?: string | undefined;
 }
 
-/** The service. */
+/** The service (session type) booked. */
 export interface BookingV2_Service {
-  /** The id of the service. */
+  /** The id of the provider's service. */
   id?:
     | string
     | undefined;
-  /** The name to show. */
+  /** The service's title. */
   displayName?:
     | string
     | undefined;
-  /** The duration minutes. At least 0. */
+  /** The session's length in minutes. */
   durationMinutes?: number | undefined;
 }
 
-/** The customer. */
+/** The client the booking is for (the attendee of a direct booking). */
 export interface BookingV2_Customer {
-  /** The name. */
+  /** The client's name (a given name when `lastname` is set). */
   name?:
     | string
     | undefined;
-  /** An e-mail address. */
+  /** The client's e-mail address. */
   email?:
     | string
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). Unset when there is none. */
+  /** The client's IANA time zone (`Europe/Berlin`); unset when not given. */
   timezone?:
     | string
     | undefined;
-  /** The lastname. Unset when there is none. */
+  /** The client's family name; unset when not given. */
   lastname?: string | undefined;
 }
 
-/** The slot. */
+/** The booked time. */
 export interface BookingV2_Slot {
-  /** When it starts. */
+  /** When the session starts. */
   start?:
     | Date
     | undefined;
-  /** When it ends. */
+  /** When the session ends (start plus the service's duration). */
   end?:
     | Date
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). */
+  /** An IANA time zone (`Europe/Berlin`) to show the times in: the provider's, else its schedule's. */
   timezone?: string | undefined;
 }
 
 /** A provider's weekly availability schedule, date overrides and optional ICS feed. */
 export interface CalendarConnection {
-  /** The id of the calendar connection. */
+  /** The calendar connection's id. */
   id?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization it belongs to. */
   organizationId?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider whose availability it describes. */
   providerId?:
     | string
     | undefined;
-  /** The title. Unset when there is none. */
+  /** A label for the schedule; unset when none was given. */
   title?:
     | string
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). */
+  /** The IANA time zone (`Europe/Berlin`) of every wall-clock time in the schedule. */
   timezone?:
     | string
     | undefined;
-  /** The status. */
+  /** Always `active`. */
   status?:
     | string
     | undefined;
-  /** The days. */
+  /** The weekly pattern: all seven weekdays, each open or closed with its windows. */
   days?:
     | WeekDays
     | undefined;
-  /** The overrides. */
+  /** Dated exceptions: each replaces that date's weekday windows. */
   overrides?:
     | DateOverride[]
     | undefined;
-  /** The external calendar. Unset when there is none. */
+  /** An iCalendar feed whose events count as busy time; unset when none. */
   externalCalendar?:
     | ExternalCalendar
     | undefined;
@@ -1773,7 +1797,7 @@ export interface CalendarConnection {
 
 /** A page of calendar connections. */
 export interface CalendarConnectionList {
-  /** The items of this page. */
+  /** The calendar connections of this page. */
   data?:
     | CalendarConnection[]
     | undefined;
@@ -1789,13 +1813,13 @@ export interface CalendarConnectionList {
   nextPageToken?: string | undefined;
 }
 
-/** A caller identity. */
+/** Who a call's credentials are and which organization the call acts in. */
 export interface CallerIdentity {
-  /** The id of the key. */
+  /** The id of the API key the call was made with. */
   keyId?:
     | string
     | undefined;
-  /** The key type. */
+  /** The type of that key. */
   keyType?:
     | KeyType
     | undefined;
@@ -1803,35 +1827,35 @@ export interface CallerIdentity {
   keyMode?:
     | KeyMode
     | undefined;
-  /** The id of the platform. */
+  /** The platform account the key belongs to. */
   platformId?:
     | string
     | undefined;
   /**
-   * The organization named by `service-organization-id` (platform key) or the key's own (organization key); unset for
-   * a platform key sent without the header. Unset when there is none.
+   * The organization named by `service-organization-id` (platform key) or the key's own (organization key); unset for a
+   * platform key sent without that metadata.
    */
   organizationId?:
     | string
     | undefined;
   /**
-   * Platform keys: the platform's default organization, where organization-scoped calls act when the header is left
-   * out. unset for organization keys. Unset when there is none.
+   * Platform keys: the platform's default organization, where organization-scoped calls act when
+   * `service-organization-id` is left out. Unset for organization keys.
    */
   defaultOrganizationId?:
     | string
     | undefined;
-  /** The organization of `organization_id`; unset when `organization_id` is. Unset when there is none. */
+  /** The organization of `organization_id`, as read; unset when `organization_id` is. */
   organization?: CallerIdentity_Organization | undefined;
 }
 
-/** The organization. */
+/** The organization the call acts in. */
 export interface CallerIdentity_Organization {
-  /** The id of the organization. */
+  /** The organization's id. */
   id?:
     | string
     | undefined;
-  /** The name. */
+  /** The organization's name. */
   name?:
     | string
     | undefined;
@@ -1839,7 +1863,7 @@ export interface CallerIdentity_Organization {
   externalId?:
     | string
     | undefined;
-  /** The settings. */
+  /** The organization's settings. */
   settings?:
     | OrganizationSettingsView
     | undefined;
@@ -1850,41 +1874,41 @@ export interface CallerIdentity_Organization {
   providerGraphVersion?: number | undefined;
 }
 
-/** A candidate. */
+/** One provider of a resolution as eligibility judged it: matched, excluded, or unknown for lack of data. */
 export interface Candidate {
-  /** The id of the provider. */
+  /** The provider's id. */
   providerId?:
     | string
     | undefined;
-  /** The name to show. */
+  /** The provider's display name. */
   displayName?:
     | string
     | undefined;
-  /** The eligibility status. */
+  /** The verdict. */
   eligibilityStatus?:
     | Candidate_EligibilityStatus
     | undefined;
-  /** The exclusions. */
+  /** The constraints failed or unknown; empty for a matched provider. */
   exclusions?:
     | Candidate_Exclusions[]
     | undefined;
-  /** The matched constraints. */
+  /** The requested constraints the provider met. */
   matchedConstraints?:
     | ConstraintRecord[]
     | undefined;
-  /** The rank. At least 0. Unset when there is none. */
+  /** The provider's best option rank in the resolution; unset for a provider with no option. */
   rank?: number | undefined;
 }
 
-/** The values of eligibility status; `ELIGIBILITY_STATUS_UNSPECIFIED` means not given. */
+/** The eligibility verdict. `ELIGIBILITY_STATUS_UNSPECIFIED` is never answered. */
 export enum Candidate_EligibilityStatus {
   /** ELIGIBILITY_STATUS_UNSPECIFIED - Not given. */
   ELIGIBILITY_STATUS_UNSPECIFIED = "ELIGIBILITY_STATUS_UNSPECIFIED",
-  /** ELIGIBILITY_STATUS_MATCHED - Matched. */
+  /** ELIGIBILITY_STATUS_MATCHED - Met every hard constraint. */
   ELIGIBILITY_STATUS_MATCHED = "ELIGIBILITY_STATUS_MATCHED",
-  /** ELIGIBILITY_STATUS_EXCLUDED - Excluded. */
+  /** ELIGIBILITY_STATUS_EXCLUDED - Failed at least one hard constraint (even if another is unknown). */
   ELIGIBILITY_STATUS_EXCLUDED = "ELIGIBILITY_STATUS_EXCLUDED",
-  /** ELIGIBILITY_STATUS_UNKNOWN - Unknown. */
+  /** ELIGIBILITY_STATUS_UNKNOWN - Failed none, but required data is missing for one or more: excluded from options and sent to manual review. */
   ELIGIBILITY_STATUS_UNKNOWN = "ELIGIBILITY_STATUS_UNKNOWN",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -1942,13 +1966,16 @@ export function candidate_EligibilityStatusToNumber(object: Candidate_Eligibilit
   }
 }
 
-/** The exclusions. */
+/** A hard constraint the provider failed, or could not be judged on for lack of data. */
 export interface Candidate_Exclusions {
-  /** The code. */
+  /** The exclusion code (`LANGUAGE_MISMATCH`, `LICENSE_EXPIRED`...); for unknown data, the constraint's failing code. */
   code?:
     | string
     | undefined;
-  /** The field. */
+  /**
+   * The constraint's name (`languageCodes`), or the provider field of an always-applied rule (`status`,
+   * `panelCapacity`).
+   */
   field?:
     | string
     | undefined;
@@ -1959,18 +1986,15 @@ export interface Candidate_Exclusions {
   requiredValues?:
     | ConstraintValue[]
     | undefined;
-  /**
-   * The provider's values for the constraint. One value a constraint asks for or a provider has: a code, a number
-   * or a flag.
-   */
+  /** All the provider's values for the constraint (empty when the data is missing). */
   actualValues?:
     | ConstraintValue[]
     | undefined;
-  /** The source status. */
+  /** Where the provider's value came from: `verified`, `self_reported`, `stale` or `missing`. */
   sourceStatus?:
     | string
     | undefined;
-  /** The status. */
+  /** `failed`, or `unknown` when the data needed is missing. */
   status?:
     | string
     | undefined;
@@ -1978,17 +2002,17 @@ export interface Candidate_Exclusions {
   detail?: string | undefined;
 }
 
-/** A page of candidatess. */
+/** A page of a resolution's candidates: matched ones first in rank order, then the rest by provider id. */
 export interface CandidatesPage {
-  /** The id of the resolution. */
+  /** The resolution the candidates are of. */
   resolutionId?:
     | string
     | undefined;
-  /** The candidates. */
+  /** The candidates of this page, matched ones first in rank order. */
   candidates?:
     | Candidate[]
     | undefined;
-  /** The summary. */
+  /** Counts over all candidates. */
   summary?:
     | CandidatesPage_Summary
     | undefined;
@@ -2000,35 +2024,35 @@ export interface CandidatesPage {
   nextPageToken?: string | undefined;
 }
 
-/** The summary. */
+/** Counts over all the resolution's candidates, whatever the filters and the page. */
 export interface CandidatesPage_Summary {
-  /** The total. At least 0. */
+  /** Every candidate: every provider of the organization scanned. */
   total?:
     | number
     | undefined;
-  /** The matched. At least 0. */
+  /** Candidates that met every hard constraint. */
   matched?:
     | number
     | undefined;
-  /** The excluded. At least 0. */
+  /** Candidates excluded by a failed constraint. */
   excluded?:
     | number
     | undefined;
-  /** The unknown. At least 0. */
+  /** Candidates excluded for missing data (in manual review). */
   unknown?: number | undefined;
 }
 
-/** A constraint record. */
+/** One requested hard constraint as judged for a provider: what was asked, what the provider has, and the verdict. */
 export interface ConstraintRecord {
-  /** The code. */
+  /** The matched-constraint code (`LANGUAGE_MATCH`, `ACCEPTS_NEW_CLIENTS_MATCH`...). */
   code?:
     | string
     | undefined;
-  /** The field. */
+  /** The constraint's name (`languageCodes`, `acceptsNewClients`). */
   field?:
     | string
     | undefined;
-  /** The status. */
+  /** The verdict: `matched` here. */
   status?:
     | string
     | undefined;
@@ -2039,14 +2063,11 @@ export interface ConstraintRecord {
   requiredValues?:
     | ConstraintValue[]
     | undefined;
-  /**
-   * The provider's values for the constraint. One value a constraint asks for or a provider has: a code, a number or
-   * a flag.
-   */
+  /** All the provider's own values for the constraint, normalized (`["es", "en"]` matched on `es`). */
   actualValues?:
     | ConstraintValue[]
     | undefined;
-  /** The source status. */
+  /** Where the provider's value came from: `verified`, `self_reported`, `stale` or `missing`. */
   sourceStatus?: string | undefined;
 }
 
@@ -2055,58 +2076,64 @@ export interface ConstraintValue {
   /** Exactly one is set. */
   kind?:
     | //
-    /** A code. */
+    /** A normalized code (`es`, `US-CA`, `uhc`). */
     { $case: "text"; value: string }
     | //
-    /** A number. */
+    /** A number (a panel's capacity and current count). */
     { $case: "number"; value: number }
     | //
-    /** A flag. */
+    /** A flag (`true` for accepting new clients). */
     { $case: "flag"; value: boolean }
     | undefined;
 }
 
-/** A record that a client has seen a provider (it ranks the provider higher for that client). */
+/**
+ * A record that a client has seen a provider: a resolution with the same `client_ref` ranks that provider higher. One
+ * per client and provider.
+ */
 export interface ContinuityRecord {
-  /** The id of the continuity record. */
+  /** The record's id. */
   id?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider the client has seen. */
   providerId?:
     | string
     | undefined;
-  /** The client ref. */
+  /**
+   * The caller's opaque reference of the client (no personal data needed); a resolution's `preferences.client_ref`
+   * matches it.
+   */
   clientRef?:
     | string
     | undefined;
-  /** When it was last seen. Unset when there is none. */
+  /** When the client last saw the provider; unset when never given. */
   lastSeenAt?:
     | Date
     | undefined;
-  /** When it was created. */
+  /** When the record was first made. */
   createdAt?: Date | undefined;
 }
 
-/** A newly created API key, with its secret: shown this once. */
+/** A newly created API key, with its secret: shown this once, never again. */
 export interface CreatedApiKey {
-  /** The id of the created api key. */
+  /** The key's id (not the secret). */
   id?:
     | string
     | undefined;
-  /** The type. */
+  /** The key type, as text (`platform_live`, `platform_test`, `organization_live`, `organization_test`). */
   type?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization the key belongs to (a platform key: the platform's default organization). */
   organizationId?:
     | string
     | undefined;
-  /** The name. */
+  /** The name the key was given, to tell keys apart. */
   name?:
     | string
     | undefined;
-  /** The hint. */
+  /** A safe-to-show hint of the secret: its first 13 characters, `…`, and its last 4. */
   hint?:
     | string
     | undefined;
@@ -2114,25 +2141,28 @@ export interface CreatedApiKey {
   createdAt?:
     | Date
     | undefined;
-  /** When it expires. Unset when there is none. */
+  /** When the key stops working; unset for a key that does not expire. */
   expiresAt?:
     | Date
     | undefined;
-  /** When it was revoked. Unset when there is none. */
+  /** When the key was revoked; unset (a new key is not). */
   revokedAt?:
     | Date
     | undefined;
-  /** The key. */
+  /**
+   * The secret to send as `authorization: Bearer <key>` (`service_live_…` or `service_test_…`); only its hash is
+   * stored.
+   */
   key?: string | undefined;
 }
 
-/** A date override. */
+/** A dated exception to the weekly schedule: its windows replace that weekday's on that date. */
 export interface DateOverride {
-  /** The date. */
+  /** The date, YYYY-MM-DD, in the schedule's time zone. */
   date?:
     | string
     | undefined;
-  /** The slots. */
+  /** The windows open that date; empty: a day off. */
   slots?: TimeWindow[] | undefined;
 }
 
@@ -2146,91 +2176,91 @@ export interface DateRangeInput {
   toDate?: string | undefined;
 }
 
-/** A day. */
+/** One weekday of a schedule as answered: whether it is open and its windows. */
 export interface Day {
-  /** Enabled. */
+  /** Whether the provider works that weekday; a closed day has no slots. */
   enabled?:
     | boolean
     | undefined;
-  /** The slots. */
+  /** The availability windows of the day, in the schedule's time zone. */
   slots?: TimeWindow[] | undefined;
 }
 
-/** A day as a caller gives it. */
+/** One weekday of a schedule as a caller gives it: whether it is open and its windows. */
 export interface DayInput {
-  /** Enabled. Required. */
+  /** Whether the provider works that weekday. Required. */
   enabled?:
     | boolean
     | undefined;
-  /** The slots. At most 48 items. */
+  /** The availability windows of the day; they must not overlap (they may touch). At most 48 items. */
   slots?: TimeWindowInput[] | undefined;
 }
 
-/** A days as a caller gives it. */
+/** The weekly pattern as a caller gives it; a day left out is closed (on update: left unchanged). */
 export interface DaysInput {
-  /** The monday. Optional. */
+  /** Monday's windows. Optional. */
   monday?:
     | DayInput
     | undefined;
-  /** The tuesday. Optional. */
+  /** Tuesday's windows. Optional. */
   tuesday?:
     | DayInput
     | undefined;
-  /** The wednesday. Optional. */
+  /** Wednesday's windows. Optional. */
   wednesday?:
     | DayInput
     | undefined;
-  /** The thursday. Optional. */
+  /** Thursday's windows. Optional. */
   thursday?:
     | DayInput
     | undefined;
-  /** The friday. Optional. */
+  /** Friday's windows. Optional. */
   friday?:
     | DayInput
     | undefined;
-  /** The saturday. Optional. */
+  /** Saturday's windows. Optional. */
   saturday?:
     | DayInput
     | undefined;
-  /** The sunday. Optional. */
+  /** Sunday's windows. Optional. */
   sunday?: DayInput | undefined;
 }
 
 /** A calendar connection as it was when deleted, with `deleted` set. */
 export interface DeletedCalendarConnection {
-  /** The id of the deleted calendar connection. */
+  /** The calendar connection's id. */
   id?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization it belonged to. */
   organizationId?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider whose availability it described. */
   providerId?:
     | string
     | undefined;
-  /** The title. Unset when there is none. */
+  /** A label for the schedule; unset when none was given. */
   title?:
     | string
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). */
+  /** The IANA time zone (`Europe/Berlin`) of every wall-clock time in the schedule. */
   timezone?:
     | string
     | undefined;
-  /** The status. */
+  /** Always `active` (the status it had). */
   status?:
     | string
     | undefined;
-  /** The days. */
+  /** The weekly pattern it had: all seven weekdays. */
   days?:
     | WeekDays
     | undefined;
-  /** The overrides. */
+  /** The dated exceptions it had. */
   overrides?:
     | DateOverride[]
     | undefined;
-  /** The external calendar. Unset when there is none. */
+  /** The iCalendar feed it had; unset when none. */
   externalCalendar?:
     | ExternalCalendar
     | undefined;
@@ -2242,25 +2272,25 @@ export interface DeletedCalendarConnection {
   updatedAt?:
     | Date
     | undefined;
-  /** Deleted. */
+  /** Always true. */
   deleted?: boolean | undefined;
 }
 
 /** A service as it was when deleted, with `deleted` set. */
 export interface DeletedService {
-  /** The id of the deleted service. */
+  /** The service's id. */
   id?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization it belonged to. */
   organizationId?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider that offered it. */
   providerId?:
     | string
     | undefined;
-  /** The title. */
+  /** The session type's display name. */
   title?:
     | string
     | undefined;
@@ -2268,35 +2298,35 @@ export interface DeletedService {
   slug?:
     | string
     | undefined;
-  /** The duration. At least 0. */
+  /** Session length in minutes (5..1440). */
   duration?:
     | number
     | undefined;
-  /** The price. At least 0. Unset when there is none. */
+  /** Price in the smallest currency unit (cents) of `currency`; unset when none. */
   price?:
     | number
     | undefined;
-  /** The currency. Unset when there is none. */
+  /** ISO 4217 code, upper-case; unset when none. */
   currency?:
     | string
     | undefined;
-  /** The modality. One of `virtual`, `in-person`, `both`. Unset when there is none. */
+  /** How the session is held: `virtual`, `in-person` or `both`; unset when not given. */
   modality?:
     | string
     | undefined;
-  /** The slot interval minutes. At least 0. */
+  /** Minutes between slot starts (the duration unless set). */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /** The minimum notice minutes. At least 0. */
+  /** Slots starting sooner than this many minutes from now were never offered. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /** The buffer before minutes. At least 0. */
+  /** Free minutes kept before each session. */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /** The buffer after minutes. At least 0. */
+  /** Free minutes kept after each session. */
   bufferAfterMinutes?:
     | number
     | undefined;
@@ -2308,13 +2338,13 @@ export interface DeletedService {
   updatedAt?:
     | Date
     | undefined;
-  /** Deleted. */
+  /** Always true. */
   deleted?: boolean | undefined;
 }
 
-/** A webhook delivery record with its latest attempt. */
+/** One webhook delivery: one event sent to the organization's webhook, with its latest attempt. */
 export interface Delivery {
-  /** The id of the delivery. */
+  /** The delivery's id. */
   id?:
     | string
     | undefined;
@@ -2322,11 +2352,11 @@ export interface Delivery {
   eventId?:
     | string
     | undefined;
-  /** The event type. */
+  /** The event type (`booking.confirmed`...). */
   event?:
     | string
     | undefined;
-  /** The delivery status. */
+  /** Where the delivery stands. */
   deliveryStatus?:
     | DeliveryStatus
     | undefined;
@@ -2341,7 +2371,7 @@ export interface Delivery {
   statusCode?:
     | number
     | undefined;
-  /** Duration of the latest attempt; unset before any attempt. At least 0. Unset when there is none. */
+  /** Milliseconds the latest attempt took; unset before any attempt. */
   latencyMs?:
     | number
     | undefined;
@@ -2357,25 +2387,25 @@ export interface Delivery {
   nextAttemptAt?: Date | undefined;
 }
 
-/** A delivery attempt. */
+/** One attempt to send a delivery, automatic or a manual replay. */
 export interface DeliveryAttempt {
-  /** The attempt. At least 0. */
+  /** The attempt's number: 1 to 5 for the automatic ones, on from there for manual replays. */
   attempt?:
     | number
     | undefined;
-  /** unset when the receiver gave no answer. At least 0. Unset when there is none. */
+  /** The receiver's HTTP status; unset when it gave no answer. */
   statusCode?:
     | number
     | undefined;
-  /** The latency ms. At least 0. */
+  /** Milliseconds the attempt took. */
   latencyMs?:
     | number
     | undefined;
-  /** The timestamp. */
+  /** When the attempt was made. */
   timestamp?:
     | Date
     | undefined;
-  /** Success. */
+  /** Whether the receiver answered 2xx. */
   success?:
     | boolean
     | undefined;
@@ -2390,9 +2420,9 @@ export interface DeliveryAttempt {
   error?: string | undefined;
 }
 
-/** A delivery detail. */
+/** One webhook delivery with every attempt made. */
 export interface DeliveryDetail {
-  /** The id of the delivery detail. */
+  /** The delivery's id. */
   id?:
     | string
     | undefined;
@@ -2400,11 +2430,11 @@ export interface DeliveryDetail {
   eventId?:
     | string
     | undefined;
-  /** The event type. */
+  /** The event type (`booking.confirmed`...). */
   event?:
     | string
     | undefined;
-  /** The delivery status. */
+  /** Where the delivery stands. */
   deliveryStatus?:
     | DeliveryStatus
     | undefined;
@@ -2419,7 +2449,7 @@ export interface DeliveryDetail {
   statusCode?:
     | number
     | undefined;
-  /** Duration of the latest attempt; unset before any attempt. At least 0. Unset when there is none. */
+  /** Milliseconds the latest attempt took; unset before any attempt. */
   latencyMs?:
     | number
     | undefined;
@@ -2435,13 +2465,13 @@ export interface DeliveryDetail {
   nextAttemptAt?:
     | Date
     | undefined;
-  /** The attempts. */
+  /** Every attempt, manual replays included, oldest first. */
   attempts?: DeliveryAttempt[] | undefined;
 }
 
-/** A page of deliverys. */
+/** A page of the organization's webhook deliveries. */
 export interface DeliveryList {
-  /** The deliveries. */
+  /** The deliveries of this page, newest first. */
   deliveries?:
     | Delivery[]
     | undefined;
@@ -2470,7 +2500,7 @@ export interface Event {
   createdAt?:
     | Date
     | undefined;
-  /** The id of the organization. */
+  /** The organization the event belongs to. */
   organizationId?:
     | string
     | undefined;
@@ -2483,18 +2513,15 @@ export interface Event {
     | number
     | undefined;
   /**
-   * The type. One of `professional.created`, `professional.updated`, `provider_import.completed`,
-   * `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`,
-   * `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
+   * The event type, which names the case of `event_data`. One of `professional.created`, `professional.updated`,
+   * `provider_import.completed`, `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`,
+   * `option.released`, `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
    * `calendar.connection_degraded`, `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`.
    */
   type?:
     | string
     | undefined;
-  /**
-   * The event's data; its shape depends on `type` (openapi.json `webhooks` gives each). An event's data: the case its
-   * `type` names (`professional.created` -> `professional_created`).
-   */
+  /** The event's data: the case its `type` names (`professional.created` -> `professional_created`). */
   eventData?: EventData | undefined;
 }
 
@@ -2506,7 +2533,7 @@ export interface EventData {
     /** A provider was created (API or import). */
     { $case: "professionalCreated"; value: EventData_ProfessionalCreated }
     | //
-    /** A provider's profile changed (PATCH, import, deactivation); `profileVersion` is the new one. */
+    /** A provider's profile changed (update, import, deactivation); `profile_version` is the new one. */
     { $case: "professionalUpdated"; value: EventData_ProfessionalUpdated }
     | //
     /** A provider import finished. */
@@ -2534,7 +2561,7 @@ export interface EventData {
     { $case: "bookingConfirmed"; value: EventData_BookingConfirmed }
     | //
     /**
-     * A booking was rescheduled: `bookingId` is the original (now `rescheduled`), `rescheduledTo` the new booking,
+     * A booking was rescheduled: `booking_id` is the original (now `rescheduled`), `rescheduled_to` the new booking,
      * `slot` the new slot.
      */
     { $case: "bookingRescheduled"; value: EventData_BookingRescheduled }
@@ -2561,49 +2588,49 @@ export interface EventData {
 
 /** A provider was created (API or import). */
 export interface EventData_ProfessionalCreated {
-  /** The id of the provider. */
+  /** The new provider's id. */
   providerId?:
     | string
     | undefined;
-  /** The id the caller's own system gives it. */
+  /** The id the caller's own system gives the provider. */
   externalId?:
     | string
     | undefined;
-  /** One more each time an update changes the provider's profile. At least 0. */
+  /** The provider's profile version (1 on creation). */
   profileVersion?: number | undefined;
 }
 
 /** A provider's profile changed (PATCH, import, deactivation); `profile_version` is the new one. */
 export interface EventData_ProfessionalUpdated {
-  /** The id of the provider. */
+  /** The changed provider's id. */
   providerId?:
     | string
     | undefined;
-  /** The id the caller's own system gives it. */
+  /** The id the caller's own system gives the provider. */
   externalId?:
     | string
     | undefined;
-  /** One more each time an update changes the provider's profile. At least 0. */
+  /** The provider's new profile version (one more each time its profile changes). */
   profileVersion?: number | undefined;
 }
 
 /** A provider import finished. */
 export interface EventData_ProviderImportCompleted {
-  /** The id of the import. */
+  /** The finished import job's id. */
   importId?:
     | string
     | undefined;
-  /** The summary. */
+  /** The job's counts of rows by outcome. */
   summary?: ImportSummary | undefined;
 }
 
 /** A resolution returned at least one option. */
 export interface EventData_ResolutionResolved {
-  /** The id of the resolution. */
+  /** The resolution's id. */
   resolutionId?:
     | string
     | undefined;
-  /** The status. */
+  /** Always `resolved`. */
   status?:
     | string
     | undefined;
@@ -2617,15 +2644,15 @@ export interface EventData_ResolutionResolved {
 
 /** A resolution returned no option. */
 export interface EventData_ResolutionZeroResults {
-  /** The id of the resolution. */
+  /** The resolution's id. */
   resolutionId?:
     | string
     | undefined;
-  /** The status. */
+  /** Always `zero_results`. */
   status?:
     | string
     | undefined;
-  /** How many options the resolution answered. At least 0. */
+  /** Always 0. */
   optionsReturned?:
     | number
     | undefined;
@@ -2638,11 +2665,11 @@ export interface EventData_ResolutionZeroResults {
  * on a requested constraint.
  */
 export interface EventData_ResolutionPartial {
-  /** The id of the resolution. */
+  /** The resolution's id. */
   resolutionId?:
     | string
     | undefined;
-  /** The resolution status. */
+  /** The resolution's outcome: resolved or zero results. */
   resolutionStatus?:
     | ResolutionStatus
     | undefined;
@@ -2660,37 +2687,37 @@ export interface EventData_ResolutionPartial {
 
 /** An option's slot was held. */
 export interface EventData_OptionHeld {
-  /** The id of the resolution. */
+  /** The resolution the option is of. */
   resolutionId?:
     | string
     | undefined;
-  /** The id of the option. */
+  /** The held option's id. */
   optionId?:
     | string
     | undefined;
-  /** The id of the hold. */
+  /** The new hold's id. */
   holdId?:
     | string
     | undefined;
-  /** When it expires. */
+  /** When the hold lapses unless confirmed or released first. */
   expiresAt?:
     | Date
     | undefined;
-  /** The reason. */
+  /** Always `held`. */
   reason?: string | undefined;
 }
 
 /** A hold ended: released by the client, or expired. */
 export interface EventData_OptionReleased {
-  /** The id of the resolution. */
+  /** The resolution the option is of. */
   resolutionId?:
     | string
     | undefined;
-  /** The id of the option. */
+  /** The option that was held. */
   optionId?:
     | string
     | undefined;
-  /** The id of the hold. */
+  /** The hold that ended. */
   holdId?:
     | string
     | undefined;
@@ -2698,17 +2725,17 @@ export interface EventData_OptionReleased {
   releasedAt?:
     | Date
     | undefined;
-  /** The reason. */
+  /** How the hold ended. */
   reason?: EventData_OptionReleased_Reason | undefined;
 }
 
-/** The values of reason; `REASON_UNSPECIFIED` means not given. */
+/** How the hold ended. `REASON_UNSPECIFIED` is never sent. */
 export enum EventData_OptionReleased_Reason {
   /** REASON_UNSPECIFIED - Not given. */
   REASON_UNSPECIFIED = "REASON_UNSPECIFIED",
-  /** REASON_RELEASED - Released. */
+  /** REASON_RELEASED - The client released it. */
   REASON_RELEASED = "REASON_RELEASED",
-  /** REASON_EXPIRED - Expired. */
+  /** REASON_EXPIRED - Its lifetime elapsed. */
   REASON_EXPIRED = "REASON_EXPIRED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -2761,7 +2788,7 @@ export function eventData_OptionReleased_ReasonToNumber(object: EventData_Option
 
 /** A booking was confirmed (v2 confirm, or the v1 e-mailed link). */
 export interface EventData_BookingConfirmed {
-  /** The id of the booking. */
+  /** The confirmed booking's id. */
   bookingId?:
     | string
     | undefined;
@@ -2769,7 +2796,7 @@ export interface EventData_BookingConfirmed {
   resolutionId?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider the booking is with. */
   providerId?:
     | string
     | undefined;
@@ -2777,7 +2804,7 @@ export interface EventData_BookingConfirmed {
   slot?:
     | EventData_BookingConfirmed_Slot
     | undefined;
-  /** The status. */
+  /** Always `confirmed`. */
   status?:
     | string
     | undefined;
@@ -2787,15 +2814,15 @@ export interface EventData_BookingConfirmed {
 
 /** The booking's slot: instants, and the provider's time zone. */
 export interface EventData_BookingConfirmed_Slot {
-  /** When it starts. */
+  /** When the session starts. */
   start?:
     | Date
     | undefined;
-  /** When it ends. */
+  /** When the session ends. */
   end?:
     | Date
     | undefined;
-  /** IANA time zone. */
+  /** The provider's IANA time zone (`Europe/Berlin`). */
   timezone?: string | undefined;
 }
 
@@ -2804,7 +2831,7 @@ export interface EventData_BookingConfirmed_Slot {
  * `slot` the new slot.
  */
 export interface EventData_BookingRescheduled {
-  /** The id of the booking. */
+  /** The original booking's id (now `rescheduled`). */
   bookingId?:
     | string
     | undefined;
@@ -2812,43 +2839,43 @@ export interface EventData_BookingRescheduled {
   resolutionId?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider the booking is with. */
   providerId?:
     | string
     | undefined;
-  /** The booking's slot: instants, and the provider's time zone. */
+  /** The new booking's slot. */
   slot?:
     | EventData_BookingRescheduled_Slot
     | undefined;
-  /** The status. */
+  /** Always `rescheduled`. */
   status?:
     | string
     | undefined;
-  /** Present on a booking made by a reschedule: the original booking. Unset when there is none. */
+  /** Present when the original was itself made by a reschedule: the booking before it. */
   rescheduledFrom?:
     | string
     | undefined;
-  /** The new booking. */
+  /** The id of the new booking, `pending` until confirmed. */
   rescheduledTo?: string | undefined;
 }
 
 /** The booking's slot: instants, and the provider's time zone. */
 export interface EventData_BookingRescheduled_Slot {
-  /** When it starts. */
+  /** When the new session starts. */
   start?:
     | Date
     | undefined;
-  /** When it ends. */
+  /** When the new session ends. */
   end?:
     | Date
     | undefined;
-  /** IANA time zone. */
+  /** The provider's IANA time zone (`Europe/Berlin`). */
   timezone?: string | undefined;
 }
 
 /** A booking was cancelled. */
 export interface EventData_BookingCancelled {
-  /** The id of the booking. */
+  /** The cancelled booking's id. */
   bookingId?:
     | string
     | undefined;
@@ -2856,7 +2883,7 @@ export interface EventData_BookingCancelled {
   resolutionId?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider the booking was with. */
   providerId?:
     | string
     | undefined;
@@ -2864,7 +2891,7 @@ export interface EventData_BookingCancelled {
   slot?:
     | EventData_BookingCancelled_Slot
     | undefined;
-  /** The status. */
+  /** Always `cancelled`. */
   status?:
     | string
     | undefined;
@@ -2876,27 +2903,27 @@ export interface EventData_BookingCancelled {
   cancelledAt?:
     | Date
     | undefined;
-  /** The reason given, or unset. Unset when there is none. */
+  /** The reason the canceller gave; unset when none. */
   reason?: string | undefined;
 }
 
 /** The booking's slot: instants, and the provider's time zone. */
 export interface EventData_BookingCancelled_Slot {
-  /** When it starts. */
+  /** When the session would have started. */
   start?:
     | Date
     | undefined;
-  /** When it ends. */
+  /** When the session would have ended. */
   end?:
     | Date
     | undefined;
-  /** IANA time zone. */
+  /** The provider's IANA time zone (`Europe/Berlin`). */
   timezone?: string | undefined;
 }
 
 /** A confirmed booking's end time passed. */
 export interface EventData_BookingCompleted {
-  /** The id of the booking. */
+  /** The completed booking's id. */
   bookingId?:
     | string
     | undefined;
@@ -2904,7 +2931,7 @@ export interface EventData_BookingCompleted {
   resolutionId?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider the booking was with. */
   providerId?:
     | string
     | undefined;
@@ -2912,7 +2939,7 @@ export interface EventData_BookingCompleted {
   slot?:
     | EventData_BookingCompleted_Slot
     | undefined;
-  /** The status. */
+  /** Always `completed`. */
   status?:
     | string
     | undefined;
@@ -2922,25 +2949,25 @@ export interface EventData_BookingCompleted {
 
 /** The booking's slot: instants, and the provider's time zone. */
 export interface EventData_BookingCompleted_Slot {
-  /** When it starts. */
+  /** When the session started. */
   start?:
     | Date
     | undefined;
-  /** When it ends. */
+  /** When the session ended. */
   end?:
     | Date
     | undefined;
-  /** IANA time zone. */
+  /** The provider's IANA time zone (`Europe/Berlin`). */
   timezone?: string | undefined;
 }
 
 /** A provider's calendar feed began to fail (its free time is no longer offered as verified). */
 export interface EventData_CalendarConnectionDegraded {
-  /** The id of the provider. */
+  /** The provider whose feed fails. */
   providerId?:
     | string
     | undefined;
-  /** The id of the calendar connection. */
+  /** The calendar connection whose feed fails. */
   calendarConnectionId?:
     | string
     | undefined;
@@ -2950,11 +2977,11 @@ export interface EventData_CalendarConnectionDegraded {
 
 /** A provider's calendar feed refused access: the connection must be made again. */
 export interface EventData_CalendarReconnectRequired {
-  /** The id of the provider. */
+  /** The provider whose feed refused access. */
   providerId?:
     | string
     | undefined;
-  /** The id of the calendar connection. */
+  /** The calendar connection to make again. */
   calendarConnectionId?:
     | string
     | undefined;
@@ -2964,27 +2991,27 @@ export interface EventData_CalendarReconnectRequired {
 
 /** A waitlist entry was offered freed time: a resolution and a hold on the slot, for the usual confirm. */
 export interface EventData_WaitlistOffered {
-  /** The id of the entry. */
+  /** The waitlist entry offered the time. */
   entryId?:
     | string
     | undefined;
-  /** The id of the resolution. */
+  /** The resolution made for the offer. */
   resolutionId?:
     | string
     | undefined;
-  /** The id of the hold. */
+  /** The hold on the freed slot; confirm with it. */
   holdId?:
     | string
     | undefined;
-  /** The id of the option. */
+  /** The offered option of that resolution. */
   optionId?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider whose freed slot is offered. */
   providerId?:
     | string
     | undefined;
-  /** The slot start. */
+  /** When the offered slot starts. */
   slotStart?:
     | Date
     | undefined;
@@ -2994,29 +3021,29 @@ export interface EventData_WaitlistOffered {
 
 /** A waitlist entry's offer was confirmed into a booking. */
 export interface EventData_WaitlistBooked {
-  /** The id of the entry. */
+  /** The waitlist entry, now `booked`. */
   entryId?:
     | string
     | undefined;
-  /** The id of the resolution. */
+  /** The resolution of the offer. */
   resolutionId?:
     | string
     | undefined;
-  /** The id of the hold. */
+  /** The hold that was confirmed. */
   holdId?:
     | string
     | undefined;
-  /** The id of the booking. */
+  /** The new booking's id. */
   bookingId?: string | undefined;
 }
 
-/** An event type. */
+/** The v1 view of a service (an "event type"): its title and length. */
 export interface EventType {
-  /** The id of the event type. */
+  /** The service's id. */
   id?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider that offers it. */
   providerId?:
     | string
     | undefined;
@@ -3024,29 +3051,29 @@ export interface EventType {
   slug?:
     | string
     | undefined;
-  /** The title. */
+  /** The session type's display name. */
   title?:
     | string
     | undefined;
-  /** The length. At least 0. */
+  /** Session length in minutes. */
   length?:
     | number
     | undefined;
-  /** The price. At least 0. Unset when there is none. */
+  /** Price in the smallest currency unit (cents) of `currency`; unset when none. */
   price?:
     | number
     | undefined;
-  /** The currency. Unset when there is none. */
+  /** ISO 4217 code, upper-case; unset when none. */
   currency?:
     | string
     | undefined;
-  /** The modality. One of `virtual`, `in-person`, `both`. Unset when there is none. */
+  /** How the session is held: `virtual`, `in-person` or `both`; unset when not given. */
   modality?: string | undefined;
 }
 
 /** A page of event types. */
 export interface EventTypeList {
-  /** The items of this page. */
+  /** The event types of this page. */
   data?:
     | EventType[]
     | undefined;
@@ -3062,65 +3089,65 @@ export interface EventTypeList {
   nextPageToken?: string | undefined;
 }
 
-/** An external calendar. */
+/** An iCalendar feed whose events count as the provider's busy time (fetched with a timeout and cached). */
 export interface ExternalCalendar {
-  /** The type. */
+  /** Always `ics`. */
   type?:
     | string
     | undefined;
-  /** The url. */
+  /** The feed's http or https URL. */
   url?: string | undefined;
 }
 
-/** An external calendar as a caller gives it. */
+/** An iCalendar feed whose events count as the provider's busy time. */
 export interface ExternalCalendarInput {
-  /** The type. Required. */
+  /** Must be `ics`. Required. */
   type?:
     | string
     | undefined;
-  /** The url. 1 to 1000 characters. Required. */
+  /** The feed's http or https URL. 1 to 1000 characters. Required. */
   url?: string | undefined;
 }
 
 /** A short claim on an option's slot, so that it can be confirmed. */
 export interface Hold {
-  /** The id of the hold. */
+  /** The hold's id. */
   holdId?:
     | string
     | undefined;
-  /** The id of the resolution. */
+  /** The resolution whose option is held. */
   resolutionId?:
     | string
     | undefined;
-  /** The id of the option. */
+  /** The held option. */
   optionId?:
     | string
     | undefined;
-  /** The status. */
+  /** Where the hold stands. */
   status?:
     | Hold_Status
     | undefined;
-  /** When it expires. */
+  /** When the hold lapses (its lifetime: 120 s by default, at most 600 s). */
   expiresAt?:
     | Date
     | undefined;
-  /** When it was released. Unset when there is none. */
+  /** When it was released; unset unless released. */
   releasedAt?:
     | Date
     | undefined;
-  /** The id of the booking. Unset when there is none. */
+  /** The booking confirmed with this hold; unset when none. */
   bookingId?: string | undefined;
 }
 
-/** The values of status; `STATUS_UNSPECIFIED` means not given. */
+/** Where a hold stands. `STATUS_UNSPECIFIED` is never answered. */
 export enum Hold_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - Active. */
+  /** STATUS_ACTIVE - Holding the slot until `expires_at`; confirm the option with it. */
   STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_RELEASED - Released. */
+  /** STATUS_RELEASED - Released by the client, or used by a confirmation (then `booking_id` is set); it no longer holds the slot. */
   STATUS_RELEASED = "STATUS_RELEASED",
-  /** STATUS_EXPIRED - Expired. */
+  /** STATUS_EXPIRED - Its lifetime elapsed before it was confirmed or released. */
   STATUS_EXPIRED = "STATUS_EXPIRED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -3178,59 +3205,62 @@ export function hold_StatusToNumber(object: Hold_Status): number {
   }
 }
 
-/** An import row error. */
+/** Why one row of an import was refused. */
 export interface ImportRowError {
-  /** The row. At least 0. */
+  /** The row's 0-based index in the submitted rows. */
   row?:
     | number
     | undefined;
-  /** The id the caller's own system gives it. Unset when there is none. */
+  /** The row's `externalId`; unset when it had none (or not as text). */
   externalId?:
     | string
     | undefined;
-  /** The field. */
+  /** The offending field of the row (`externalId`, `displayName`...). */
   field?:
     | string
     | undefined;
-  /** The code. */
+  /** `VALIDATION_ERROR`, or `DUPLICATE_EXTERNAL_ID` for an `externalId` already in the batch or the organization. */
   code?:
     | string
     | undefined;
-  /** The message. */
+  /** What is wrong, in words. */
   message?: string | undefined;
 }
 
-/** An import row outcome. */
+/** What an import did with one row, or with one provider absent from the batch. */
 export interface ImportRowOutcome {
-  /** The row. At least 0. Unset when there is none. */
+  /** The row's 0-based index in the batch; unset for a deactivated provider, which had no row. */
   row?:
     | number
     | undefined;
-  /** The id the caller's own system gives it. Unset when there is none. */
+  /** The provider's `externalId`; unset when the row had none. */
   externalId?:
     | string
     | undefined;
-  /** The id of the provider. Unset when there is none. */
+  /**
+   * The provider the row created, updated, left unchanged or deactivated; unset when there is none (an invalid row, a
+   * row `update_only` skipped).
+   */
   providerId?:
     | string
     | undefined;
-  /** The outcome. */
+  /** What happened. */
   outcome?: ImportRowOutcome_Outcome | undefined;
 }
 
-/** The values of outcome; `OUTCOME_UNSPECIFIED` means not given. */
+/** What happened to the row. `OUTCOME_UNSPECIFIED` is never answered. */
 export enum ImportRowOutcome_Outcome {
   /** OUTCOME_UNSPECIFIED - Not given. */
   OUTCOME_UNSPECIFIED = "OUTCOME_UNSPECIFIED",
-  /** OUTCOME_CREATED - Created. */
+  /** OUTCOME_CREATED - A new provider was created (or would be, on a dry run). */
   OUTCOME_CREATED = "OUTCOME_CREATED",
-  /** OUTCOME_UPDATED - Updated. */
+  /** OUTCOME_UPDATED - An existing provider of that `externalId` was changed. */
   OUTCOME_UPDATED = "OUTCOME_UPDATED",
-  /** OUTCOME_UNCHANGED - Unchanged. */
+  /** OUTCOME_UNCHANGED - Nothing changed: the same data, or a row skipped by `create_only` or `update_only`. */
   OUTCOME_UNCHANGED = "OUTCOME_UNCHANGED",
-  /** OUTCOME_INVALID - Invalid. */
+  /** OUTCOME_INVALID - The row was refused; `errors` says why. */
   OUTCOME_INVALID = "OUTCOME_INVALID",
-  /** OUTCOME_DEACTIVATED - Deactivated. */
+  /** OUTCOME_DEACTIVATED - A provider absent from the batch was deactivated (`deactivate_missing`). */
   OUTCOME_DEACTIVATED = "OUTCOME_DEACTIVATED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -3302,67 +3332,73 @@ export function importRowOutcome_OutcomeToNumber(object: ImportRowOutcome_Outcom
   }
 }
 
-/** An import summary. */
+/** An import job's counts of rows by outcome. */
 export interface ImportSummary {
-  /** The received. At least 0. */
+  /** Rows submitted. */
   received?:
     | number
     | undefined;
-  /** The created. At least 0. */
+  /** Rows that created a provider. */
   created?:
     | number
     | undefined;
-  /** The updated. At least 0. */
+  /** Rows that changed an existing provider. */
   updated?:
     | number
     | undefined;
-  /** The unchanged. At least 0. */
+  /** Rows that changed nothing, skipped ones included. */
   unchanged?:
     | number
     | undefined;
-  /** The invalid. At least 0. */
+  /** Rows refused (see the job's `errors`). */
   invalid?:
     | number
     | undefined;
-  /** The deactivated. At least 0. */
+  /** Providers absent from the batch that were deactivated (`deactivate_missing`). */
   deactivated?: number | undefined;
 }
 
-/** A license record as a caller gives it. */
+/**
+ * A professional license of a provider, as a caller gives it: judged by the license-region constraint on each slot's
+ * date.
+ */
 export interface LicenseRecordInput {
-  /** The license type code. At most 200 characters. Required. */
+  /** The kind of license, as a code ([a-z0-9_], at most 64 characters). Required. */
   licenseTypeCode?:
     | string
     | undefined;
-  /** The region code. At most 200 characters. Required. */
+  /** The region the license covers (`US-CA`; upper-cased). Required. */
   regionCode?:
     | string
     | undefined;
-  /** The status. Required. */
+  /** The license's standing. Required. */
   status?:
     | LicenseRecordInput_Status
     | undefined;
-  /** When it expires. A calendar date, YYYY-MM-DD. Optional. */
+  /** The last day the license is valid, YYYY-MM-DD; unset: no expiry. Optional. */
   expiresAt?:
     | string
     | undefined;
-  /** When it was verified. Optional. */
+  /**
+   * When the license was last verified at its source; unset or over a year old makes it unknown to resolutions.
+   * Optional.
+   */
   verifiedAt?: Date | undefined;
 }
 
-/** The values of status; `STATUS_UNSPECIFIED` means not given. */
+/** The license's standing with its issuer. Only `STATUS_ACTIVE` can match; `STATUS_UNSPECIFIED` means not given. */
 export enum LicenseRecordInput_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_ACTIVE - Active. */
+  /** STATUS_ACTIVE - In force (until `expires_at`); the only status that can match. */
   STATUS_ACTIVE = "STATUS_ACTIVE",
-  /** STATUS_INACTIVE - Inactive. */
+  /** STATUS_INACTIVE - Not in force; does not count. */
   STATUS_INACTIVE = "STATUS_INACTIVE",
-  /** STATUS_EXPIRED - Expired. */
+  /** STATUS_EXPIRED - Marked expired; does not count. */
   STATUS_EXPIRED = "STATUS_EXPIRED",
-  /** STATUS_REVOKED - Revoked. */
+  /** STATUS_REVOKED - Revoked; does not count. */
   STATUS_REVOKED = "STATUS_REVOKED",
-  /** STATUS_PENDING - Pending. */
+  /** STATUS_PENDING - Not granted yet; does not count. */
   STATUS_PENDING = "STATUS_PENDING",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -3436,7 +3472,7 @@ export function licenseRecordInput_StatusToNumber(object: LicenseRecordInput_Sta
 
 /** A state machine the service runs, read from its definition. */
 export interface Machine {
-  /** The id of the machine. */
+  /** The machine's id (`resolution`, `hold`, `booking`, `waitlist_entry`). */
   id?:
     | string
     | undefined;
@@ -3444,19 +3480,19 @@ export interface Machine {
   version?:
     | number
     | undefined;
-  /** The initial. Unset when there is none. */
+  /** The key of the state an actor starts in; unset when the machine has none. */
   initial?:
     | string
     | undefined;
-  /** The states. */
+  /** The machine's top-level states. */
   states?:
     | MachineState[]
     | undefined;
-  /** The events. */
+  /** Every event type the machine takes. */
   events?:
     | string[]
     | undefined;
-  /** The transitions. */
+  /** Every transition, in the order they are tried. */
   transitions?:
     | MachineTransition[]
     | undefined;
@@ -3464,23 +3500,23 @@ export interface Machine {
   dot?: string | undefined;
 }
 
-/** A machine catalogue. */
+/** The state machines the inspector can show. */
 export interface MachineCatalogue {
-  /** The machines. */
+  /** One per actor kind. */
   machines?: Machine[] | undefined;
 }
 
-/** A machine state. */
+/** A state of a machine, as drawn in the catalogue. */
 export interface MachineState {
   /** State node id (`hold.active`), as used by `transitions`, `active_states` and the DOT drawing. */
   id?:
     | string
     | undefined;
-  /** The key. */
+  /** The state's key within its parent (`active`): what `ActorView.state_name` shows. */
   key?:
     | string
     | undefined;
-  /** The type. */
+  /** The kind of state node. */
   type?:
     | MachineState_Type
     | undefined;
@@ -3492,19 +3528,19 @@ export interface MachineState {
   childStates?: MachineState[] | undefined;
 }
 
-/** The values of type; `TYPE_UNSPECIFIED` means not given. */
+/** The XState kind of the state node. `TYPE_UNSPECIFIED` is never answered. */
 export enum MachineState_Type {
   /** TYPE_UNSPECIFIED - Not given. */
   TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED",
-  /** TYPE_ATOMIC - Atomic. */
+  /** TYPE_ATOMIC - A state with no child states. */
   TYPE_ATOMIC = "TYPE_ATOMIC",
-  /** TYPE_COMPOUND - Compound. */
+  /** TYPE_COMPOUND - A state with child states, one active at a time. */
   TYPE_COMPOUND = "TYPE_COMPOUND",
-  /** TYPE_PARALLEL - Parallel. */
+  /** TYPE_PARALLEL - A state whose child states are all active at once. */
   TYPE_PARALLEL = "TYPE_PARALLEL",
-  /** TYPE_FINAL - Final. */
+  /** TYPE_FINAL - A final state: the actor is done. */
   TYPE_FINAL = "TYPE_FINAL",
-  /** TYPE_HISTORY - History. */
+  /** TYPE_HISTORY - A history pseudo-state. */
   TYPE_HISTORY = "TYPE_HISTORY",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -3576,7 +3612,7 @@ export function machineState_TypeToNumber(object: MachineState_Type): number {
   }
 }
 
-/** A machine transition. */
+/** A transition of a machine: from a state, on an event, to a state. */
 export interface MachineTransition {
   /** State node id the transition leaves. */
   source?:
@@ -3597,61 +3633,64 @@ export interface MachineTransition {
   guard?:
     | string
     | undefined;
-  /** The actions. */
+  /** Names of the actions the transition runs, in order. */
   actions?: string[] | undefined;
 }
 
-/** A provider whose required data was unknown to a resolution, waiting to be fixed. */
+/** A provider whose required data was unknown to a resolution, waiting for its data to be completed. */
 export interface ManualReviewEntry {
-  /** The id of the provider. */
+  /** The provider to review. */
   providerId?:
     | string
     | undefined;
-  /** The name to show. */
+  /** The provider's display name. */
   displayName?:
     | string
     | undefined;
-  /** The reasons. */
+  /** The constraints the provider was unknown on, as last seen. */
   reasons?:
     | ManualReviewEntry_Reasons[]
     | undefined;
-  /** When it was first seen. */
+  /** When a resolution first found the provider unknown. */
   firstSeenAt?:
     | Date
     | undefined;
-  /** When it was last seen. */
+  /** When a resolution last found the provider unknown. */
   lastSeenAt?:
     | Date
     | undefined;
-  /** The manual review status. */
+  /** Open or resolved. */
   manualReviewStatus?:
     | ManualReviewStatus
     | undefined;
-  /** When it was resolved. Unset when there is none. */
+  /** When it was marked resolved; unset while open. */
   resolvedAt?: Date | undefined;
 }
 
-/** The reasons. */
+/** One constraint the provider could not be judged on. */
 export interface ManualReviewEntry_Reasons {
-  /** The code. */
+  /** The constraint's exclusion code (`LICENSE_MISSING`, `LANGUAGE_MISMATCH`...). */
   code?:
     | string
     | undefined;
-  /** The field. */
+  /** The constraint's name (`languageCodes`, `licenseRegionCodes`). */
   field?:
     | string
     | undefined;
-  /** The detail. */
+  /** What data is missing, in words. */
   detail?: string | undefined;
 }
 
-/** A network adequacy. */
+/**
+ * How well an organization's network meets one kind of constraint: per value asked for in the period, the providers
+ * that have it and how resolutions fared.
+ */
 export interface NetworkAdequacy {
-  /** The period. */
+  /** The period read, as a label (`last_30_days`). */
   period?:
     | string
     | undefined;
-  /** The dimension. */
+  /** The constraint read: `language`, `license_region`, `insurance`, `specialty` or `modality`. */
   dimension?:
     | string
     | undefined;
@@ -3659,7 +3698,7 @@ export interface NetworkAdequacy {
   rows?: NetworkAdequacyRow[] | undefined;
 }
 
-/** A network adequacy row. */
+/** One value of the dimension that resolutions of the period asked for. */
 export interface NetworkAdequacyRow {
   /** The normalized code, e.g. `es`, `US-CA`, `virtual`. */
   value?:
@@ -3701,28 +3740,28 @@ export interface NetworkAdequacyRow {
     | undefined;
   /**
    * The five exclusion codes that excluded the most providers over those resolutions (sum of each resolution's
-   * exclusionSummary), most first.
+   * exclusion summary), most first.
    */
   topExclusionCodes?: NetworkAdequacyRow_TopExclusionCodes[] | undefined;
 }
 
-/** The top exclusion codes. */
+/** An exclusion code and how many providers it excluded. */
 export interface NetworkAdequacyRow_TopExclusionCodes {
-  /** The code. */
+  /** The exclusion code (`LANGUAGE_MISMATCH`...). */
   code?:
     | string
     | undefined;
-  /** The count. At least 0. */
+  /** Providers it excluded, summed over the row's resolutions. */
   count?: number | undefined;
 }
 
 /** An organization of a platform account: the tenant that providers, services and bookings belong to. */
 export interface Organization {
-  /** The id of the organization. */
+  /** The organization's id. */
   id?:
     | string
     | undefined;
-  /** The id of the platform. */
+  /** The platform account that owns it. */
   platformId?:
     | string
     | undefined;
@@ -3730,11 +3769,11 @@ export interface Organization {
   externalId?:
     | string
     | undefined;
-  /** The name. */
+  /** The organization's name. */
   name?:
     | string
     | undefined;
-  /** The settings. */
+  /** Every setting with its value. */
   settings?:
     | OrganizationSettingsView
     | undefined;
@@ -3753,31 +3792,31 @@ export interface Organization {
   updatedAt?: Date | undefined;
 }
 
-/** An organization overview. */
+/** An organization and counts of what it holds now. */
 export interface OrganizationOverview {
-  /** The organization. */
+  /** The organization, as read. */
   organization?:
     | Organization
     | undefined;
-  /** The counts. */
+  /** What it holds. */
   counts?:
     | OrganizationOverview_Counts
     | undefined;
-  /** When it was generated. */
+  /** When the counts were read. */
   generatedAt?: Date | undefined;
 }
 
-/** The counts. */
+/** What the organization holds; every status is present (0 when none). */
 export interface OrganizationOverview_Counts {
-  /** `active`: providers with status `active`. */
+  /** Providers: active and all. */
   providers?:
     | OrganizationOverview_Counts_Providers
     | undefined;
-  /** The services. At least 0. */
+  /** Services of all its providers. */
   services?:
     | number
     | undefined;
-  /** The bookings. */
+  /** Bookings by status. */
   bookings?:
     | OrganizationOverview_Counts_Bookings
     | undefined;
@@ -3789,7 +3828,7 @@ export interface OrganizationOverview_Counts {
   activeHolds?:
     | number
     | undefined;
-  /** The manual review open. At least 0. */
+  /** Manual-review entries still open. */
   manualReviewOpen?:
     | number
     | undefined;
@@ -3797,75 +3836,78 @@ export interface OrganizationOverview_Counts {
   webhookDeliveries?:
     | OrganizationOverview_Counts_WebhookDeliveries
     | undefined;
-  /** The audit events. At least 0. */
+  /** Audit events recorded in the organization. */
   auditEvents?: number | undefined;
 }
 
-/** `active`: providers with status `active`. */
+/** Provider counts. */
 export interface OrganizationOverview_Counts_Providers {
-  /** The active. At least 0. */
+  /** Providers with status `active`. */
   active?:
     | number
     | undefined;
-  /** The total. At least 0. */
+  /** Every provider, whatever its status. */
   total?: number | undefined;
 }
 
-/** The bookings. */
+/** Bookings by status. */
 export interface OrganizationOverview_Counts_Bookings {
-  /** The pending. At least 0. */
+  /** Bookings `pending`. */
   pending?:
     | number
     | undefined;
-  /** The confirmed. At least 0. */
+  /** Bookings `confirmed`. */
   confirmed?:
     | number
     | undefined;
-  /** The cancelled. At least 0. */
+  /** Bookings `cancelled`. */
   cancelled?:
     | number
     | undefined;
-  /** The completed. At least 0. */
+  /** Bookings `completed`. */
   completed?:
     | number
     | undefined;
-  /** The rescheduled. At least 0. */
+  /** Bookings `rescheduled`. */
   rescheduled?: number | undefined;
 }
 
 /** Deliveries by status (`failed`: a retry is scheduled; `suppressed`: test mode, never sent). */
 export interface OrganizationOverview_Counts_WebhookDeliveries {
-  /** The pending. At least 0. */
+  /** Deliveries due to be sent. */
   pending?:
     | number
     | undefined;
-  /** The delivered. At least 0. */
+  /** Deliveries the receiver took (2xx). */
   delivered?:
     | number
     | undefined;
-  /** The failed. At least 0. */
+  /** Deliveries whose latest attempt failed, with a retry scheduled. */
   failed?:
     | number
     | undefined;
-  /** The dead lettered. At least 0. */
+  /** Deliveries given up after the fifth automatic attempt. */
   deadLettered?:
     | number
     | undefined;
-  /** The suppressed. At least 0. */
+  /** Test-mode deliveries, never sent. */
   suppressed?: number | undefined;
 }
 
-/** An organization settings. */
+/** An organization's settings as a caller sets them; a setting left unset keeps its value. */
 export interface OrganizationSettings {
-  /** The plan. Optional. */
+  /** The organization's plan. Optional. */
   plan?:
     | Plan
     | undefined;
-  /** Allow unverifiable. Optional. */
+  /**
+   * When true, resolutions may offer slots whose calendar check failed (`unverifiable`, marked so); default false.
+   * Optional.
+   */
   allowUnverifiable?:
     | boolean
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
+  /** The organization's IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
   timezone?:
     | string
     | undefined;
@@ -3876,199 +3918,202 @@ export interface OrganizationSettings {
   waitlistOfferTtlSeconds?: number | undefined;
 }
 
-/** An organization settings view. */
+/** An organization's settings as answered: every setting with its value. */
 export interface OrganizationSettingsView {
-  /** The plan. */
+  /** The organization's plan. */
   plan?:
     | Plan
     | undefined;
-  /** Allow unverifiable. */
+  /** Whether resolutions may offer slots whose calendar check failed (`unverifiable`, marked so). */
   allowUnverifiable?:
     | boolean
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). Unset when there is none. */
+  /** The organization's IANA time zone (`Europe/Berlin`); unset when none was set. */
   timezone?:
     | string
     | undefined;
-  /** The waitlist offer ttl seconds. From 60 to 3600. */
+  /** How long a waitlist offer (its resolution and hold) lasts, in seconds (default 900). From 60 to 3600. */
   waitlistOfferTtlSeconds?: number | undefined;
 }
 
-/** An override as a caller gives it. */
+/** A dated exception to the weekly schedule, as a caller gives it: its windows replace that weekday's. */
 export interface OverrideInput {
-  /** The date. A calendar date, YYYY-MM-DD. Required. */
+  /** The date, in the schedule's time zone. A calendar date, YYYY-MM-DD. Required. */
   date?:
     | string
     | undefined;
-  /** The slots. At most 48 items. */
+  /** The windows open that date; empty: a day off. At most 48 items. */
   slots?: TimeWindowInput[] | undefined;
 }
 
-/** A provider in the v1 shape. */
+/**
+ * A provider in the v1 shape: the same data under v1 names (`name`, `profession`, `specialty`, `languages`, `modality`,
+ * `insurance`).
+ */
 export interface Professional {
-  /** The id of the professional. */
+  /** The provider's id. */
   id?:
     | string
     | undefined;
-  /** The id the caller's own system gives it. */
+  /** The id the caller's own system gives it; unique within the organization. */
   externalId?:
     | string
     | undefined;
-  /** The name. */
+  /** The provider's full display name (v2 `display_name`). */
   name?:
     | string
     | undefined;
-  /** An e-mail address. Unset when there is none. */
+  /** The provider's e-mail address; unset when none. */
   email?:
     | string
     | undefined;
-  /** The username. Unset when there is none. */
+  /** The provider's username; unset when none. */
   username?:
     | string
     | undefined;
-  /** The status. */
+  /** The provider's status: `active`, `inactive` or `suspended`. */
   status?:
     | string
     | undefined;
-  /** Searchable. */
+  /** Whether the provider appears in resolutions. */
   searchable?:
     | boolean
     | undefined;
-  /** The profession. Unset when there is none. */
+  /** The profession code (v2 `profession_code`); unset when none. */
   profession?:
     | string
     | undefined;
-  /** The specialty. */
+  /** Specialty codes (v2 `specialty_codes`). */
   specialty?:
     | string[]
     | undefined;
-  /** The languages. */
+  /** Languages, ISO 639-1 (v2 `language_codes`). */
   languages?:
     | string[]
     | undefined;
-  /** The modality. */
+  /** How the provider works, `virtual` or `in_person` (v2 `modality_codes`). */
   modality?:
     | string[]
     | undefined;
-  /** The insurance. */
+  /** Insurance plans accepted, canonical codes (v2 `insurance_plan_codes`). */
   insurance?:
     | string[]
     | undefined;
-  /** The service regions. */
+  /** Regions served (`US-CA`; v2 `service_region_codes`). */
   serviceRegions?:
     | string[]
     | undefined;
-  /** The age groups. */
+  /** Client age groups served (v2 `age_group_codes`). */
   ageGroups?:
     | string[]
     | undefined;
-  /** Accepts new clients. Unset when there is none. */
+  /** Whether the provider takes new clients; unset when not known. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). Unset when there is none. */
+  /** The provider's IANA time zone (`Europe/Berlin`); unset when none. */
   timezone?:
     | string
     | undefined;
-  /** The bio. Unset when there is none. */
+  /** A short professional bio; unset when none. */
   bio?:
     | string
     | undefined;
-  /** The location. Unset when there is none. */
+  /** City, state or country; unset when none. */
   location?:
     | string
     | undefined;
-  /** One more each time an update changes the provider's profile. At least 0. */
+  /** The profile's version: 1 on creation, one more each time an update changes the profile. */
   profileVersion?: number | undefined;
 }
 
 /** A provider (a professional) of an organization, with the codes resolutions screen and rank by. */
 export interface Provider {
-  /** The id of the provider. */
+  /** The provider's id. */
   id?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization the provider belongs to. */
   organizationId?:
     | string
     | undefined;
-  /** The id the caller's own system gives it. */
+  /** The id the caller's own system gives it; unique within the organization. */
   externalId?:
     | string
     | undefined;
-  /** The name to show. */
+  /** The provider's full display name. */
   displayName?:
     | string
     | undefined;
-  /** An e-mail address. Unset when there is none. */
+  /** The provider's e-mail address (operational metadata only, never an identifier); unset when none. */
   email?:
     | string
     | undefined;
-  /** The provider status. */
+  /** Whether the provider takes part in resolutions at all. */
   providerStatus?:
     | ProviderStatus
     | undefined;
-  /** Searchable. */
+  /** Whether the provider appears in resolutions (false excludes it as `NOT_SEARCHABLE`). */
   searchable?:
     | boolean
     | undefined;
-  /** The profession code. Unset when there is none. */
+  /** The provider's profession (`clinical_psychologist`); unset when none. */
   professionCode?:
     | string
     | undefined;
-  /** The specialty codes. */
+  /** Specialty codes; a hard constraint of resolutions. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** The language codes. */
+  /** Languages the provider works in, ISO 639-1 (`es`); a hard constraint and a ranking preference. */
   languageCodes?:
     | string[]
     | undefined;
-  /** The modality codes. */
+  /** How the provider works: `virtual`, `in_person`; a hard constraint. */
   modalityCodes?:
     | string[]
     | undefined;
-  /** The service region codes. */
+  /** Regions the provider serves (`US-CA`); a hard constraint. */
   serviceRegionCodes?:
     | string[]
     | undefined;
-  /** The insurance plan codes. */
+  /** Insurance plans accepted, normalized to canonical codes (`uhc`, `self_pay`); a hard constraint. */
   insurancePlanCodes?:
     | string[]
     | undefined;
-  /** The age group codes. */
+  /** Client age groups served: `adult`, `adolescent`, `child`, `senior`; a hard constraint. */
   ageGroupCodes?:
     | string[]
     | undefined;
-  /** The license records. */
+  /** The provider's licenses. */
   licenseRecords?:
     | Provider_LicenseRecords[]
     | undefined;
-  /** Accepts new clients. Unset when there is none. */
+  /** Whether the provider takes new clients (a hard constraint when asked for); unset when not known. */
   acceptsNewClients?:
     | boolean
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). Unset when there is none. */
+  /** The provider's IANA time zone (`Europe/Berlin`); unset when none. */
   timezone?:
     | string
     | undefined;
-  /** The bio. Unset when there is none. */
+  /** A short professional bio; unset when none. */
   bio?:
     | string
     | undefined;
-  /** The username. Unset when there is none. */
+  /** The provider's username, shown in the v1 booking detail; unset when none. */
   username?:
     | string
     | undefined;
-  /** The location. Unset when there is none. */
+  /** City, state or country; a ranking preference (`preferences.location`); unset when none. */
   location?:
     | string
     | undefined;
-  /** The panel capacity. At least 0. Unset when there is none. */
+  /** The most clients the provider takes; unset: no limit. Full (`PANEL_FULL`) when `panel_current_count` reaches it. */
   panelCapacity?:
     | number
     | undefined;
-  /** The panel current count. At least 0. Unset when there is none. */
+  /** The provider's current number of clients; unset when not known. */
   panelCurrentCount?:
     | number
     | undefined;
@@ -4084,85 +4129,85 @@ export interface Provider {
   updatedAt?: Date | undefined;
 }
 
-/** The license records. */
+/** A professional license of the provider, judged by the license-region constraint on each slot's date. */
 export interface Provider_LicenseRecords {
-  /** The license type code. */
+  /** The kind of license, as a code. */
   licenseTypeCode?:
     | string
     | undefined;
-  /** The region code. */
+  /** The region the license covers (`US-CA`). */
   regionCode?:
     | string
     | undefined;
-  /** The status. */
+  /** The license's standing: `active` (the only one that can match), `inactive`, `expired`, `revoked` or `pending`. */
   status?:
     | string
     | undefined;
-  /** When it expires. Unset when there is none. */
+  /** The last day the license is valid, YYYY-MM-DD; unset: no expiry. */
   expiresAt?:
     | string
     | undefined;
-  /** When it was verified. Unset when there is none. */
+  /** When the license was last verified at its source, ISO 8601; unset: unverified (unknown to resolutions). */
   verifiedAt?: string | undefined;
 }
 
 /** An asynchronous bulk provider import job: status, progress, summary and per-row results. */
 export interface ProviderImport {
-  /** The id of the import. */
+  /** The job's id. */
   importId?:
     | string
     | undefined;
-  /** The status. */
+  /** Where the job stands. */
   status?:
     | ProviderImport_Status
     | undefined;
-  /** Dry run. */
+  /** When true, rows are judged and counted but nothing is written. */
   dryRun?:
     | boolean
     | undefined;
-  /** The import mode. */
+  /** How rows whose `externalId` exists or not were treated. */
   importMode?:
     | ImportMode
     | undefined;
-  /** Deactivate missing. */
+  /** When true, the organization's providers absent from the batch are deactivated. */
   deactivateMissing?:
     | boolean
     | undefined;
-  /** The summary. */
+  /** Counts of rows by outcome. */
   summary?:
     | ImportSummary
     | undefined;
-  /** The progress. */
+  /** How far the job has come. */
   progress?:
     | ProviderImport_Progress
     | undefined;
-  /** The errors. */
+  /** Why each refused row was refused. */
   errors?:
     | ImportRowError[]
     | undefined;
-  /** The rows. */
+  /** What happened to each row (and to each deactivated provider). */
   rows?:
     | ImportRowOutcome[]
     | undefined;
-  /** When it was created. */
+  /** When the job was submitted. */
   createdAt?:
     | Date
     | undefined;
-  /** When it was completed. Unset when there is none. */
+  /** When the job finished; unset until then. */
   completedAt?: Date | undefined;
 }
 
-/** The values of status; `STATUS_UNSPECIFIED` means not given. */
+/** Where an import job stands. `STATUS_UNSPECIFIED` is never answered. */
 export enum ProviderImport_Status {
   /** STATUS_UNSPECIFIED - Not given. */
   STATUS_UNSPECIFIED = "STATUS_UNSPECIFIED",
-  /** STATUS_VALIDATING - Validating. */
+  /** STATUS_VALIDATING - Accepted and waiting for a worker (again after a failed attempt that may be retried). */
   STATUS_VALIDATING = "STATUS_VALIDATING",
-  /** STATUS_PROCESSING - Processing. */
+  /** STATUS_PROCESSING - Rows are being applied (`progress`). */
   STATUS_PROCESSING = "STATUS_PROCESSING",
-  /** STATUS_COMPLETED - Completed. */
+  /** STATUS_COMPLETED - Every row was judged; `summary`, `errors` and `rows` are final. */
   STATUS_COMPLETED = "STATUS_COMPLETED",
-  /** STATUS_FAILED - Failed. */
+  /** STATUS_FAILED - Every attempt to run the job failed (on an error of the service, not of a row); final. */
   STATUS_FAILED = "STATUS_FAILED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -4227,37 +4272,37 @@ export function providerImport_StatusToNumber(object: ProviderImport_Status): nu
   }
 }
 
-/** The progress. */
+/** How far the job has come. */
 export interface ProviderImport_Progress {
-  /** The processed. At least 0. */
+  /** Rows judged so far. */
   processed?:
     | number
     | undefined;
-  /** The total. At least 0. */
+  /** Rows in the batch. */
   total?: number | undefined;
 }
 
-/** A provider import accepted. */
+/** The answer of submitting an import: the job, accepted and not started yet. */
 export interface ProviderImportAccepted {
-  /** The id of the import. */
+  /** The job's id, to read it with. */
   importId?:
     | string
     | undefined;
-  /** The status. */
+  /** Always `validating`. */
   status?:
     | string
     | undefined;
-  /** Dry run. */
+  /** Whether the job only judges and counts, writing nothing. */
   dryRun?:
     | boolean
     | undefined;
-  /** The import mode. */
+  /** How rows whose `externalId` exists or not are treated. */
   importMode?: ImportMode | undefined;
 }
 
 /** A page of providers. */
 export interface ProviderList {
-  /** The items of this page. */
+  /** The providers of this page. */
   data?:
     | Provider[]
     | undefined;
@@ -4273,13 +4318,13 @@ export interface ProviderList {
   nextPageToken?: string | undefined;
 }
 
-/** A queued replay. */
+/** A webhook delivery queued to be sent again. */
 export interface QueuedReplay {
-  /** The id of the delivery. */
+  /** The delivery queued. */
   deliveryId?:
     | string
     | undefined;
-  /** The status. */
+  /** Always `pending`. */
   status?:
     | string
     | undefined;
@@ -4289,27 +4334,27 @@ export interface QueuedReplay {
 
 /** A ranking policy: its working copy and the number of its active version. */
 export interface RankingPolicy {
-  /** The id of the ranking policy. */
+  /** The policy's id. */
   id?:
     | string
     | undefined;
-  /** The name. */
+  /** The policy's name. */
   name?:
     | string
     | undefined;
-  /** The ranking policy status. */
+  /** Draft, active (the organization's one policy in use) or inactive. */
   rankingPolicyStatus?:
     | RankingPolicyStatus
     | undefined;
-  /** All six keys; keys a request left out hold the default weights. */
+  /** The working copy's weights (edits change these; activation snapshots them). */
   weights?:
     | RankingPolicy_Weights
     | undefined;
-  /** The tie breaker order. */
+  /** How options of equal score and availability density are ordered, in order. */
   tieBreakerOrder?:
     | TieBreaker[]
     | undefined;
-  /** The active version. At least 0. Unset when there is none. */
+  /** The version resolutions use while the policy is active; unset before the first activation. */
   activeVersion?:
     | number
     | undefined;
@@ -4321,47 +4366,47 @@ export interface RankingPolicy {
   updatedAt?: Date | undefined;
 }
 
-/** All six keys; keys a request left out hold the default weights. */
+/** Points per preference; all six keys (keys a request left out hold the default weights). */
 export interface RankingPolicy_Weights {
-  /** The preferred language. At least 0. */
+  /** Points when the provider speaks a preferred language. */
   preferredLanguage?:
     | number
     | undefined;
-  /** The preferred day part. At least 0. */
+  /** Points when the slot falls in a preferred part of the day. */
   preferredDayPart?:
     | number
     | undefined;
-  /** The earliest available. At least 0. */
+  /** Points for the earliest slots. */
   earliestAvailable?:
     | number
     | undefined;
-  /** The provider continuity. At least 0. */
+  /** Points when the client has seen the provider before (continuity records). */
   providerContinuity?:
     | number
     | undefined;
-  /** The workload balance. At least 0. */
+  /** Points for providers with a lighter workload. */
   workloadBalance?:
     | number
     | undefined;
-  /** The preferred location. At least 0. */
+  /** Points when the provider's location matches the preferred one. */
   preferredLocation?: number | undefined;
 }
 
 /** An immutable snapshot of a ranking policy, made when it was activated. */
 export interface RankingPolicyVersion {
-  /** The version. At least 0. */
+  /** The version's number within its policy. */
   version?:
     | number
     | undefined;
-  /** The name. */
+  /** The policy's name at activation. */
   name?:
     | string
     | undefined;
-  /** The weights. */
+  /** The weights at activation. */
   weights?:
     | RankingPolicyVersion_Weights
     | undefined;
-  /** The tie breaker order. */
+  /** The tie-breakers at activation, in order. */
   tieBreakerOrder?:
     | TieBreaker[]
     | undefined;
@@ -4369,47 +4414,47 @@ export interface RankingPolicyVersion {
   activatedAt?: Date | undefined;
 }
 
-/** The weights. */
+/** Points per preference, as they were at activation. */
 export interface RankingPolicyVersion_Weights {
-  /** The preferred language. At least 0. */
+  /** Points when the provider speaks a preferred language. */
   preferredLanguage?:
     | number
     | undefined;
-  /** The preferred day part. At least 0. */
+  /** Points when the slot falls in a preferred part of the day. */
   preferredDayPart?:
     | number
     | undefined;
-  /** The earliest available. At least 0. */
+  /** Points for the earliest slots. */
   earliestAvailable?:
     | number
     | undefined;
-  /** The provider continuity. At least 0. */
+  /** Points when the client has seen the provider before (continuity records). */
   providerContinuity?:
     | number
     | undefined;
-  /** The workload balance. At least 0. */
+  /** Points for providers with a lighter workload. */
   workloadBalance?:
     | number
     | undefined;
-  /** The preferred location. At least 0. */
+  /** Points when the provider's location matches the preferred one. */
   preferredLocation?: number | undefined;
 }
 
-/** A replay result. */
+/** The result of sending a delivery again at once. */
 export interface ReplayResult {
-  /** Delivered. */
+  /** Whether the receiver answered 2xx. */
   delivered?:
     | boolean
     | undefined;
-  /** unset when the receiver gave no answer. At least 0. Unset when there is none. */
+  /** The receiver's HTTP status; unset when it gave no answer. */
   statusCode?:
     | number
     | undefined;
-  /** The latency ms. At least 0. */
+  /** Milliseconds the attempt took. */
   latencyMs?:
     | number
     | undefined;
-  /** When it was replayed. */
+  /** When the replay was sent. */
   replayedAt?:
     | Date
     | undefined;
@@ -4419,90 +4464,90 @@ export interface ReplayResult {
 
 /** A resolution: a request resolved into ranked options, each a provider and a slot. */
 export interface Resolution {
-  /** The id of the resolution. */
+  /** The resolution's id. */
   resolutionId?:
     | string
     | undefined;
-  /** The resolution status. */
+  /** The outcome: resolved (at least one option) or zero results. */
   resolutionStatus?:
     | ResolutionStatus
     | undefined;
-  /** The id of the request. */
+  /** The request id of the call that made it (the `x-service-request-id` trailer). */
   requestId?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization it was made in. */
   organizationId?:
     | string
     | undefined;
-  /** The policy. */
+  /** The ranking policy version used. */
   policy?:
     | Resolution_Policy
     | undefined;
   /**
-   * The version of the organization's provider graph: it advances with each change to its providers, services or
-   * schedules. At least 0.
+   * The version of the organization's provider graph it was computed on: it advances with each change to its providers,
+   * services or schedules.
    */
   providerGraphVersion?:
     | number
     | undefined;
-  /** When it was created. */
+  /** When it was made. */
   createdAt?:
     | Date
     | undefined;
-  /** When it expires. */
+  /** When its options lapse (5 minutes after creation; an active hold keeps it alive until the hold ends). */
   expiresAt?:
     | Date
     | undefined;
-  /** The summary. */
+  /** How the providers were narrowed down. */
   summary?:
     | Resolution_Summary
     | undefined;
-  /** The options. */
+  /** At most 10 options, best first. */
   options?:
     | ResolutionOption[]
     | undefined;
-  /** The exclusion summary. Keyed by name. */
+  /** Providers excluded (or unknown), each counted once under its first exclusion code in pipeline order; keyed by code. */
   exclusionSummary?:
     | { [key: string]: number }
     | undefined;
-  /** The warnings. */
+  /** Warnings that excluded no one. */
   warnings?:
     | Resolution_Warnings[]
     | undefined;
-  /** The total providers. At least 0. Unset when there is none. */
+  /** On a zero-result resolution: every provider of the organization; else unset. */
   totalProviders?:
     | number
     | undefined;
-  /** The evaluated slots. At least 0. Unset when there is none. */
+  /** On a zero-result resolution: the slots checked; else unset. */
   evaluatedSlots?:
     | number
     | undefined;
-  /** The zero result reasons. Unset when there is none. */
+  /** On a zero-result resolution: why no option came back; else empty. */
   zeroResultReasons?: Resolution_ZeroResultReasons[] | undefined;
 }
 
-/** The policy. */
+/** The ranking policy version the options were ranked with. */
 export interface Resolution_Policy {
-  /** The id of the policy. */
+  /** The ranking policy's id. */
   id?:
     | string
     | undefined;
-  /** The version. At least 0. */
+  /** Its version used. */
   version?: number | undefined;
 }
 
-/** The summary. */
+/** How the request narrowed the organization's providers down to options. */
 export interface Resolution_Summary {
-  /** The providers scanned. At least 0. */
+  /** Every provider of the organization. */
   providersScanned?:
     | number
     | undefined;
-  /** The eligible providers. At least 0. */
+  /** Those that passed every hard constraint. */
   eligibleProviders?:
     | number
     | undefined;
-  /** The providers with verified availability. At least 0. */
+  /** Eligible ones with at least one verified free slot in the window. */
   providersWithVerifiedAvailability?:
     | number
     | undefined;
@@ -4510,43 +4555,43 @@ export interface Resolution_Summary {
   optionsReturned?:
     | number
     | undefined;
-  /** The evaluated slots. At least 0. */
+  /** Slots checked for the eligible providers. */
   evaluatedSlots?: number | undefined;
 }
 
-/** The warnings. */
+/** Something the caller should know that did not exclude anyone (`LICENSE_EXPIRING_SOON`...). */
 export interface Resolution_Warnings {
-  /** The code. */
+  /** The warning's code (`LICENSE_EXPIRING_SOON`...). */
   code?:
     | string
     | undefined;
-  /** The message. */
+  /** What it means, in words. */
   message?:
     | string
     | undefined;
-  /** The id of the provider. Unset when there is none. */
+  /** The provider it is about; unset when about none. */
   providerId?:
     | string
     | undefined;
-  /** The field. Unset when there is none. */
+  /** The request field it is about; unset when about none. */
   field?: string | undefined;
 }
 
-/** The zero result reasons. */
+/** Why no option came back, with how many providers that cause excluded. */
 export interface Resolution_ZeroResultReasons {
-  /** The reason code. */
+  /** The cause (`NO_LANGUAGE_MATCH`, `NO_AVAILABILITY_IN_RANGE`, `RANGE_TOO_NARROW`...). */
   reasonCode?:
     | string
     | undefined;
-  /** The description. */
+  /** The cause, in words. */
   description?:
     | string
     | undefined;
-  /** The affected providers. At least 0. */
+  /** Providers excluded by that cause. */
   affectedProviders?:
     | number
     | undefined;
-  /** The suggestion. */
+  /** What to change in the request. */
   suggestion?: string | undefined;
 }
 
@@ -4555,245 +4600,269 @@ export interface Resolution_ExclusionSummaryEntry {
   value: number;
 }
 
-/** A resolution constraints. */
+/**
+ * Hard constraints of a resolution: a provider is eligible only when it meets every one given. Each list matches when
+ * the provider has any one of its values; an empty list asks for nothing.
+ */
 export interface ResolutionConstraints {
-  /** The language codes. Optional. */
+  /** Languages the provider must work in. Optional. */
   languageCodes?:
     | ResolutionConstraints_LanguageCodes
     | undefined;
-  /** The modality codes. Optional. */
+  /** Ways of working the provider must offer. Optional. */
   modalityCodes?:
     | ResolutionConstraints_ModalityCodes
     | undefined;
-  /** The license region codes. Optional. */
+  /**
+   * License regions; when no provider reaching that step matches, the call fails with `LICENSE_REGION_MISMATCH`.
+   * Optional.
+   */
   licenseRegionCodes?:
     | ResolutionConstraints_LicenseRegionCodes
     | undefined;
-  /** The insurance plan codes. Optional. */
+  /** Insurance plans the provider must accept. Optional. */
   insurancePlanCodes?:
     | ResolutionConstraints_InsurancePlanCodes
     | undefined;
-  /** The age group codes. Optional. */
+  /** Age groups the provider must serve. Optional. */
   ageGroupCodes?:
     | ResolutionConstraints_AgeGroupCodes
     | undefined;
-  /** The specialty codes. Optional. */
+  /** Specialties the provider must have. Optional. */
   specialtyCodes?:
     | ResolutionConstraints_SpecialtyCodes
     | undefined;
-  /** The profession codes. Optional. */
+  /** Professions the provider must have. Optional. */
   professionCodes?:
     | ResolutionConstraints_ProfessionCodes
     | undefined;
-  /** The service region codes. Optional. */
+  /** Regions the provider must serve. Optional. */
   serviceRegionCodes?:
     | ResolutionConstraints_ServiceRegionCodes
     | undefined;
-  /** Accepts new clients. Optional. */
+  /** true: only providers accepting new clients; false or unset asks for nothing. Optional. */
   acceptsNewClients?: boolean | undefined;
 }
 
-/** The language codes. */
+/** Languages the provider must work in. */
 export interface ResolutionConstraints_LanguageCodes {
-  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
+  /** ISO 639-1 codes (`es`; `es-MX` reads as `es`). At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The modality codes. */
+/** How the provider must work. */
 export interface ResolutionConstraints_ModalityCodes {
-  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
+  /** `virtual` or `in_person` (`in-person` reads the same). At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The license region codes. */
+/** Regions the provider must hold a valid license in, judged on each slot's date. */
 export interface ResolutionConstraints_LicenseRegionCodes {
-  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
+  /** Region codes (`US-CA`; upper-cased). At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The insurance plan codes. */
+/** Insurance plans the provider must accept. */
 export interface ResolutionConstraints_InsurancePlanCodes {
-  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
+  /**
+   * Plan codes or aliases, normalized (`BCBS` reads as `bcbs`, `cash` as `self_pay`). At most 200 characters. At most
+   * 100 items.
+   */
   anyOf?: string[] | undefined;
 }
 
-/** The age group codes. */
+/** Client age groups the provider must serve. */
 export interface ResolutionConstraints_AgeGroupCodes {
-  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
+  /** `adult`, `adolescent`, `child` or `senior`. At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The specialty codes. */
+/** Specialties the provider must have. */
 export interface ResolutionConstraints_SpecialtyCodes {
-  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
+  /** Specialty codes ([a-z0-9_]). At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The profession codes. */
+/** Professions the provider must have. */
 export interface ResolutionConstraints_ProfessionCodes {
-  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
+  /** Profession codes ([a-z0-9_], `clinical_psychologist`). At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
-/** The service region codes. */
+/** Regions the provider must serve. */
 export interface ResolutionConstraints_ServiceRegionCodes {
-  /** The values it accepts: any one of them satisfies the constraint. At most 200 characters. At most 100 items. */
+  /** Region codes (`US-CA`; upper-cased). At most 200 characters. At most 100 items. */
   anyOf?: string[] | undefined;
 }
 
 /** One ranked option of a resolution: a provider, a slot and why it ranks where it does. */
 export interface ResolutionOption {
-  /** The id of the option. */
+  /** The option's id, to hold and confirm it by. */
   optionId?:
     | string
     | undefined;
-  /** The rank. At least 0. */
+  /** Its place in the ranking, 1 being best. */
   rank?:
     | number
     | undefined;
-  /** The provider. */
+  /** The provider offered. */
   provider?:
     | ResolutionOption_Provider
     | undefined;
-  /** The service. */
+  /** The provider's service. */
   service?:
     | ResolutionOption_Service
     | undefined;
-  /** The slot. */
+  /** The offered time. */
   slot?:
     | ResolutionOption_Slot
     | undefined;
-  /** The availability status. */
+  /**
+   * How the slot's freedom was checked: `verified_available`, or `unverifiable` when the organization allows such
+   * slots.
+   */
   availabilityStatus?:
     | string
     | undefined;
-  /** When it was availability checked. */
+  /** When the slot's availability was checked. */
   availabilityCheckedAt?:
     | Date
     | undefined;
-  /** The score. */
+  /** The sum of the ranking factors' points; options are ordered by it, best first. */
   score?:
     | number
     | undefined;
-  /** The matched constraints. */
+  /** The requested hard constraints the provider met. */
   matchedConstraints?:
     | ConstraintRecord[]
     | undefined;
-  /** The ranking factors. */
+  /** The points each preference gave. */
   rankingFactors?:
     | ResolutionOption_RankingFactors[]
     | undefined;
-  /** The reason. */
+  /** Why the option was offered and ranked so, in one sentence for people. */
   reason?:
     | string
     | undefined;
-  /** The warnings. */
+  /** Warnings about the option (an expiring license...). */
   warnings?: ResolutionOption_Warnings[] | undefined;
 }
 
-/** The provider. */
+/** The provider offered. */
 export interface ResolutionOption_Provider {
-  /** The id of the provider. */
+  /** The provider's id. */
   id?:
     | string
     | undefined;
-  /** The id the caller's own system gives it. */
+  /** The id the caller's own system gives the provider. */
   externalId?:
     | string
     | undefined;
-  /** The name to show. */
+  /** The provider's display name. */
   displayName?: string | undefined;
 }
 
-/** The service. */
+/** The provider's own service of the requested session type. */
 export interface ResolutionOption_Service {
-  /** The id of the service. */
+  /** The id of that provider's service. */
   id?:
     | string
     | undefined;
-  /** The name to show. */
+  /** The service's title. */
   displayName?:
     | string
     | undefined;
-  /** The duration minutes. At least 0. */
+  /** The session's length in minutes. */
   durationMinutes?: number | undefined;
 }
 
-/** The slot. */
+/** The offered time. */
 export interface ResolutionOption_Slot {
-  /** When it starts. */
+  /** When the session starts. */
   start?:
     | Date
     | undefined;
-  /** When it ends. */
+  /** When the session ends. */
   end?:
     | Date
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). */
+  /** The provider's IANA time zone (`Europe/Berlin`), else its schedule's, for showing local times. */
   timezone?: string | undefined;
 }
 
-/** The ranking factors. */
+/** Points one preference gave the option. */
 export interface ResolutionOption_RankingFactors {
-  /** The code. */
+  /** The preference (`PREFERRED_LANGUAGE`, `EARLIEST_AVAILABLE`, `AVAILABILITY_DENSITY`...). */
   code?:
     | string
     | undefined;
-  /** The points. */
+  /** Points it added to the score. */
   points?: number | undefined;
 }
 
-/** The warnings. */
+/** Something to know about the option that did not exclude it (`LICENSE_EXPIRING_SOON`...). */
 export interface ResolutionOption_Warnings {
-  /** The code. */
+  /** The warning's code. */
   code?:
     | string
     | undefined;
-  /** The message. */
+  /** What it means, in words. */
   message?:
     | string
     | undefined;
-  /** The id of the provider. Unset when there is none. */
+  /** The provider it is about; unset when about none. */
   providerId?:
     | string
     | undefined;
-  /** The field. Unset when there is none. */
+  /** The constraint or field it is about; unset when about none. */
   field?: string | undefined;
 }
 
-/** A resolution preferences. */
+/** Ranking preferences: they order the options and never exclude a provider. */
 export interface ResolutionPreferences {
-  /** The preferred day parts. At most 100 items. Optional. */
+  /** Parts of the day the client prefers (PREFERRED_DAY_PART points). At most 100 items. Optional. */
   preferredDayParts?:
     | DayPart[]
     | undefined;
-  /** Earliest available. Optional. */
+  /** true: earlier slots score more (EARLIEST_AVAILABLE points). Optional. */
   earliestAvailable?:
     | boolean
     | undefined;
-  /** The language codes. At most 200 characters. At most 100 items. Optional. */
+  /**
+   * Languages the client prefers, ISO 639-1 (PREFERRED_LANGUAGE points). At most 200 characters. At most 100 items.
+   * Optional.
+   */
   languageCodes?:
     | string[]
     | undefined;
-  /** The location. At most 200 characters. Optional. */
+  /**
+   * Text matched, case-insensitively, within the provider's location (PREFERRED_LOCATION points). At most 200
+   * characters. Optional.
+   */
   location?:
     | string
     | undefined;
-  /** The specialty codes. At most 200 characters. At most 100 items. Optional. */
+  /** Specialties the client prefers (PREFERRED_SPECIALTY points). At most 200 characters. At most 100 items. Optional. */
   specialtyCodes?:
     | string[]
     | undefined;
-  /** The client ref. 1 to 200 characters. Optional. */
+  /**
+   * The caller's reference of the client: providers with a continuity record for it get PROVIDER_CONTINUITY points. 1
+   * to 200 characters. Optional.
+   */
   clientRef?:
     | string
     | undefined;
-  /** An IANA time zone (`Europe/Berlin`). At most 100 characters. Optional. */
+  /**
+   * The IANA time zone (`Europe/Berlin`) day parts are judged in; unset: the provider's. At most 100 characters.
+   * Optional.
+   */
   timezone?: string | undefined;
 }
 
-/** A resolution summary. */
+/** A resolution as the ledger keeps it (its options are read with GetResolution). */
 export interface ResolutionSummary {
-  /** The id of the resolution summary. */
+  /** The resolution's id. */
   id?:
     | string
     | undefined;
@@ -4804,19 +4873,19 @@ export interface ResolutionSummary {
   resolutionStatus?:
     | ResolutionStatus
     | undefined;
-  /** The id of the request. */
+  /** The request id of the call that made it. */
   requestId?:
     | string
     | undefined;
-  /** The service slug. */
+  /** The session type asked for (the slug of the requested service). */
   serviceSlug?:
     | string
     | undefined;
-  /** The id of the policy. */
+  /** The ranking policy used. */
   policyId?:
     | string
     | undefined;
-  /** The policy version. At least 0. */
+  /** The version of that policy used. */
   policyVersion?:
     | number
     | undefined;
@@ -4824,45 +4893,48 @@ export interface ResolutionSummary {
   graphVersion?:
     | number
     | undefined;
-  /** How many options the resolution answered. At least 0. */
+  /** How many options it answered. */
   optionsReturned?:
     | number
     | undefined;
-  /** The evaluated slots. At least 0. */
+  /** Slots checked for the eligible providers. */
   evaluatedSlots?:
     | number
     | undefined;
-  /** The providers scanned. At least 0. */
+  /** Every provider of the organization at the time. */
   providersScanned?:
     | number
     | undefined;
-  /** The id of the booking. Unset when there is none. */
+  /** The booking confirmed from it; unset while none. */
   bookingId?:
     | string
     | undefined;
-  /** When it was created. */
+  /** When it was made. */
   createdAt?:
     | Date
     | undefined;
-  /** When it expires. */
+  /** When its options lapse(d). */
   expiresAt?: Date | undefined;
 }
 
-/** A service (session type) a provider offers: duration, price, modality and the slot rules. */
+/**
+ * A service: a session type one provider offers (title, length, price); providers whose services share a slug offer the
+ * same session type.
+ */
 export interface Service {
-  /** The id of the service. */
+  /** The service's id. */
   id?:
     | string
     | undefined;
-  /** The id of the organization. */
+  /** The organization it belongs to. */
   organizationId?:
     | string
     | undefined;
-  /** The id of the provider. */
+  /** The provider that offers it. */
   providerId?:
     | string
     | undefined;
-  /** The title. */
+  /** The session type's display name; the slug is derived from it. */
   title?:
     | string
     | undefined;
@@ -4870,35 +4942,35 @@ export interface Service {
   slug?:
     | string
     | undefined;
-  /** The duration. At least 0. */
+  /** Session length in minutes (5..1440). */
   duration?:
     | number
     | undefined;
-  /** The price. At least 0. Unset when there is none. */
+  /** Price in the smallest currency unit (cents) of `currency`; unset when none. */
   price?:
     | number
     | undefined;
-  /** The currency. Unset when there is none. */
+  /** ISO 4217 code, upper-case; unset when none. */
   currency?:
     | string
     | undefined;
-  /** The modality. One of `virtual`, `in-person`, `both`. Unset when there is none. */
+  /** How the session is held: `virtual`, `in-person` or `both`; unset when not given. */
   modality?:
     | string
     | undefined;
-  /** The slot interval minutes. At least 0. */
+  /** Minutes between slot starts (the duration unless set). */
   slotIntervalMinutes?:
     | number
     | undefined;
-  /** The minimum notice minutes. At least 0. */
+  /** Slots starting sooner than this many minutes from now are never offered. */
   minimumNoticeMinutes?:
     | number
     | undefined;
-  /** The buffer before minutes. At least 0. */
+  /** Free minutes kept before each session (no other booking or hold may use them). */
   bufferBeforeMinutes?:
     | number
     | undefined;
-  /** The buffer after minutes. At least 0. */
+  /** Free minutes kept after each session (no other booking or hold may use them). */
   bufferAfterMinutes?:
     | number
     | undefined;
@@ -4912,7 +4984,7 @@ export interface Service {
 
 /** A page of services. */
 export interface ServiceList {
-  /** The items of this page. */
+  /** The services of this page. */
   data?:
     | Service[]
     | undefined;
@@ -4928,17 +5000,17 @@ export interface ServiceList {
   nextPageToken?: string | undefined;
 }
 
-/** A simulation candidate as a caller gives it. */
+/** One hypothetical candidate of a ranking simulation: a provider and one slot start. */
 export interface SimulationCandidateInput {
-  /** The id of the provider. 1 to 200 characters. Required. */
+  /** Any id to tell the candidate by (need not be a stored provider). 1 to 200 characters. Required. */
   providerId?:
     | string
     | undefined;
-  /** The name to show. At most 200 characters. Required. */
+  /** A name to show. At most 200 characters. Required. */
   displayName?:
     | string
     | undefined;
-  /** The language codes. At most 200 characters. At most 100 items. Optional. */
+  /** The candidate's languages, ISO 639-1. At most 200 characters. At most 100 items. Optional. */
   languageCodes?:
     | string[]
     | undefined;
@@ -4949,49 +5021,49 @@ export interface SimulationCandidateInput {
   slotStartText?: string | undefined;
 }
 
-/** A simulation result. */
+/** How a ranking policy's working copy (not its active version) ranks hypothetical candidates. */
 export interface SimulationResult {
-  /** The policy. */
+  /** The policy simulated. */
   policy?:
     | SimulationResult_Policy
     | undefined;
-  /** The ranked. */
+  /** The candidates, best first. */
   ranked?: SimulationResult_Ranked[] | undefined;
 }
 
-/** The policy. */
+/** The policy simulated. */
 export interface SimulationResult_Policy {
-  /** The id of the policy. */
+  /** The ranking policy's id. */
   id?: string | undefined;
 }
 
-/** The ranked. */
+/** One candidate in ranked order. */
 export interface SimulationResult_Ranked {
-  /** The rank. At least 0. */
+  /** Its place, 1 being best. */
   rank?:
     | number
     | undefined;
-  /** The id of the provider. */
+  /** The candidate's provider id, as sent. */
   providerId?:
     | string
     | undefined;
-  /** The name to show. */
+  /** The candidate's name, as sent. */
   displayName?:
     | string
     | undefined;
-  /** The slot start. */
+  /** The candidate's slot start, as sent. */
   slotStart?:
     | string
     | undefined;
-  /** The score. */
+  /** The sum of its ranking factors' points. */
   score?:
     | number
     | undefined;
-  /** The ranking factors. */
+  /** The points each preference gave. */
   rankingFactors?: SimulationResult_Ranked_RankingFactors[] | undefined;
 }
 
-/** The ranking factors. */
+/** Points one preference gave the candidate. */
 export interface SimulationResult_Ranked_RankingFactors {
   /**
    * The code. One of `PREFERRED_LANGUAGE`, `PREFERRED_DAY_PART`, `EARLIEST_AVAILABLE`, `PROVIDER_CONTINUITY`,
@@ -5000,7 +5072,7 @@ export interface SimulationResult_Ranked_RankingFactors {
   code?:
     | string
     | undefined;
-  /** The points. */
+  /** Points it added to the score. */
   points?: number | undefined;
 }
 
@@ -5036,34 +5108,31 @@ export interface SlotsV1Page {
   total?: number | undefined;
 }
 
-/** A step cause. */
+/** Who caused a step of an actor. */
 export interface StepCause {
-  /**
-   * `key`: an API call; `system`: the service itself (a timer, a repair); unknown for steps recorded before causes
-   * were.
-   */
+  /** The kind of cause. */
   type?:
     | StepCause_Type
     | undefined;
-  /** The id of the key. Unset when there is none. */
+  /** The API key of the call; unset unless `TYPE_KEY`. */
   keyId?:
     | string
     | undefined;
-  /** The key type. Unset when there is none. */
+  /** That key's type, as text (`platform_live`...); unset unless `TYPE_KEY`. */
   keyType?:
     | string
     | undefined;
-  /** The id of the request. Unset when there is none. */
+  /** The request id of the call; unset when not known. */
   requestId?: string | undefined;
 }
 
-/** The values of type; `TYPE_UNSPECIFIED` means not given. */
+/** The kind of cause. `TYPE_UNSPECIFIED`: unknown, for steps recorded before causes were. */
 export enum StepCause_Type {
   /** TYPE_UNSPECIFIED - Not given. */
   TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED",
-  /** TYPE_KEY - Key. */
+  /** TYPE_KEY - An API call, made with `key_id`. */
   TYPE_KEY = "TYPE_KEY",
-  /** TYPE_SYSTEM - System. */
+  /** TYPE_SYSTEM - The service itself (a timer, a repair). */
   TYPE_SYSTEM = "TYPE_SYSTEM",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
@@ -5114,41 +5183,44 @@ export function stepCause_TypeToNumber(object: StepCause_Type): number {
   }
 }
 
-/** A time window. */
+/** A window of a day's availability: provider-local wall-clock times. */
 export interface TimeWindow {
-  /** When it starts. */
+  /** When it opens, HH:MM in the schedule's time zone. */
   start?:
     | string
     | undefined;
-  /** When it ends. */
+  /** When it closes, HH:MM (`24:00` for midnight at the day's end). */
   end?: string | undefined;
 }
 
-/** A time window as a caller gives it. */
+/** A window of a day's availability as a caller gives it: wall-clock times in the schedule's time zone, DST-correct. */
 export interface TimeWindowInput {
-  /** When it starts. At most 5 characters. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. */
+  /** When it opens, HH:MM from 00:00 to 23:59. At most 5 characters. Matches `^([01]\d|2[0-3]):[0-5]\d$`. Required. */
   start?:
     | string
     | undefined;
-  /** When it ends. At most 5 characters. Matches `^(([01]\d|2[0-3]):[0-5]\d|24:00)$`. Required. */
+  /**
+   * When it closes, HH:MM from 00:01 to 24:00. At most 5 characters. Matches `^(([01]\d|2[0-3]):[0-5]\d|24:00)$`.
+   * Required.
+   */
   end?: string | undefined;
 }
 
-/** An updated webhook. */
+/** The organization's webhook configuration after a change, with its secret when one was just made. */
 export interface UpdatedWebhook {
-  /** The url. */
+  /** Where events are sent (https). */
   url?:
     | string
     | undefined;
-  /** The events. */
+  /** The event types delivered, or `*` alone for all of them. */
   events?:
     | string[]
     | undefined;
-  /** Active. */
+  /** Whether events are delivered; an inactive webhook records no deliveries. */
   active?:
     | boolean
     | undefined;
-  /** When it was created. */
+  /** When the webhook was first set up. */
   createdAt?:
     | Date
     | undefined;
@@ -5159,33 +5231,33 @@ export interface UpdatedWebhook {
   secret?: string | undefined;
 }
 
-/** A customer waiting for a slot of a service. */
+/** A customer waiting for freed time of a service, offered a slot when one frees up. */
 export interface WaitlistEntry {
-  /** The id of the waitlist entry. */
+  /** The entry's id. */
   id?:
     | string
     | undefined;
-  /** The waitlist status. */
+  /** Where the entry stands. */
   waitlistStatus?:
     | WaitlistStatus
     | undefined;
-  /** The id of the service. */
+  /** The service the customer waits for (its session type). */
   serviceId?:
     | string
     | undefined;
-  /** The customer. */
+  /** The customer waiting. */
   customer?:
     | WaitlistEntry_Customer
     | undefined;
-  /** The constraints. A free-form JSON object. Unset when there is none. */
+  /** The hard constraints an offer must meet, as stored (the resolution constraints' JSON form); unset when none. */
   constraints?:
     | { [key: string]: any }
     | undefined;
-  /** The preferences. A free-form JSON object. Unset when there is none. */
+  /** The ranking preferences for offers, as stored (JSON form); unset when none. */
   preferences?:
     | { [key: string]: any }
     | undefined;
-  /** The id of the resolution. Unset when there is none. */
+  /** The (typically zero-result) resolution that led to the entry; unset when none. */
   resolutionId?:
     | string
     | undefined;
@@ -5205,31 +5277,31 @@ export interface WaitlistEntry {
   updatedAt?:
     | Date
     | undefined;
-  /** When it was cancelled. Unset when there is none. */
+  /** When it was cancelled; unset unless cancelled. */
   cancelledAt?: Date | undefined;
 }
 
-/** The customer. */
+/** The customer waiting. */
 export interface WaitlistEntry_Customer {
-  /** The name. */
+  /** The customer's name. */
   name?:
     | string
     | undefined;
-  /** An e-mail address. */
+  /** The customer's e-mail address. */
   email?: string | undefined;
 }
 
-/** A waitlist offer. */
+/** The offer a waitlist entry holds: a resolution and a hold on a freed slot, both ending at `expires_at`. */
 export interface WaitlistOffer {
-  /** The id of the resolution. */
+  /** The resolution made for the offer. */
   resolutionId?:
     | string
     | undefined;
-  /** Confirm with this hold: ConfirmResolution. */
+  /** The hold on the freed slot: confirm the offer with it (ConfirmResolution). */
   holdId?:
     | string
     | undefined;
-  /** The id of the option. */
+  /** The offered option of that resolution. */
   optionId?:
     | string
     | undefined;
@@ -5237,33 +5309,33 @@ export interface WaitlistOffer {
   providerId?:
     | string
     | undefined;
-  /** The slot start. */
+  /** When the offered slot starts. */
   slotStart?:
     | Date
     | undefined;
-  /** When it expires. */
+  /** When the offer lapses (the organization's waitlist offer lifetime after it was made). */
   expiresAt?: Date | undefined;
 }
 
-/** The organization's webhook configuration (never its secret). */
+/** The organization's webhook configuration (never its secret); one per organization. */
 export interface Webhook {
-  /** The url. */
+  /** Where events are sent (https). */
   url?:
     | string
     | undefined;
-  /** The events. */
+  /** The event types delivered, or `*` alone for all of them. */
   events?:
     | string[]
     | undefined;
-  /** Active. */
+  /** Whether events are delivered; an inactive webhook records no deliveries. */
   active?:
     | boolean
     | undefined;
-  /** When it was created. */
+  /** When the webhook was first set up. */
   createdAt?: Date | undefined;
 }
 
-/** A webhook test result. */
+/** The result of sending a test event to the webhook. */
 export interface WebhookTestResult {
   /** true when the receiver answered 2xx within 10 s. */
   delivered?:
@@ -5276,67 +5348,66 @@ export interface WebhookTestResult {
   statusCode?:
     | number
     | undefined;
-  /** The latency ms. At least 0. */
+  /** Milliseconds the test delivery took. */
   latencyMs?: number | undefined;
 }
 
-/** A week days. */
+/** The weekly pattern as answered: all seven weekdays. */
 export interface WeekDays {
-  /** The monday. */
+  /** Monday's windows. */
   monday?:
     | Day
     | undefined;
-  /** The tuesday. */
+  /** Tuesday's windows. */
   tuesday?:
     | Day
     | undefined;
-  /** The wednesday. */
+  /** Wednesday's windows. */
   wednesday?:
     | Day
     | undefined;
-  /** The thursday. */
+  /** Thursday's windows. */
   thursday?:
     | Day
     | undefined;
-  /** The friday. */
+  /** Friday's windows. */
   friday?:
     | Day
     | undefined;
-  /** The saturday. */
+  /** Saturday's windows. */
   saturday?:
     | Day
     | undefined;
-  /** The sunday. */
+  /** Sunday's windows. */
   sunday?: Day | undefined;
 }
 
 /**
- * Non-negative numbers (at most 10000) keyed preferredLanguage, preferredDayPart, earliestAvailable,
- * providerContinuity, workloadBalance, preferredLocation. Keys left out take the default policy's weights. Hard
- * constraints are never weights.
+ * Points per preference, as a caller gives them: non-negative numbers (at most 10000); keys left out take the default
+ * policy's weights. Hard constraints are never weights.
  */
 export interface WeightsInput {
-  /** Points of this preference; default 30. From 0 to 10000. Optional. */
+  /** Points when the provider speaks a preferred language; default 30. From 0 to 10000. Optional. */
   preferredLanguage?:
     | number
     | undefined;
-  /** Points of this preference; default 15. From 0 to 10000. Optional. */
+  /** Points when the slot falls in a preferred part of the day; default 15. From 0 to 10000. Optional. */
   preferredDayPart?:
     | number
     | undefined;
-  /** Points of this preference; default 25. From 0 to 10000. Optional. */
+  /** Points for the earliest slots (less for later ones); default 25. From 0 to 10000. Optional. */
   earliestAvailable?:
     | number
     | undefined;
-  /** Points of this preference; default 40. From 0 to 10000. Optional. */
+  /** Points when the client has seen the provider before; default 40. From 0 to 10000. Optional. */
   providerContinuity?:
     | number
     | undefined;
-  /** Points of this preference; default 10. From 0 to 10000. Optional. */
+  /** Points for a lighter workload (less for busier providers); default 10. From 0 to 10000. Optional. */
   workloadBalance?:
     | number
     | undefined;
-  /** Points of this preference; default 15. From 0 to 10000. Optional. */
+  /** Points when the provider's location matches the preferred one; default 15. From 0 to 10000. Optional. */
   preferredLocation?: number | undefined;
 }
 

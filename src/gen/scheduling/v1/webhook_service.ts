@@ -42,7 +42,7 @@ export interface GetWebhookRequest {
 
 /** The response of GetWebhook. */
 export interface GetWebhookResponse {
-  /** The webhook. */
+  /** The organization's webhook configuration. */
   webhook?: Webhook | undefined;
 }
 
@@ -57,13 +57,13 @@ export interface UpdateWebhookRequest {
     | string
     | undefined;
   /**
-   * Event types to deliver, or `["*"]` for all of them. An unknown type is INVALID_ARGUMENT `VALIDATION_ERROR` on
+   * Event types to deliver, or `*` alone for all of them. An unknown type is INVALID_ARGUMENT `VALIDATION_ERROR` on
    * `events.<index>`. At most 100 items.
    */
   events?:
     | string[]
     | undefined;
-  /** Default true. An inactive webhook records no deliveries. Optional. */
+  /** Whether events are delivered; default true. An inactive webhook records no deliveries. Optional. */
   active?:
     | boolean
     | undefined;
@@ -76,7 +76,7 @@ export interface UpdateWebhookRequest {
 
 /** The response of UpdateWebhook. */
 export interface UpdateWebhookResponse {
-  /** The updated webhook. */
+  /** The configuration as stored, with the secret when one was just made. */
   updatedWebhook?: UpdatedWebhook | undefined;
 }
 
@@ -86,29 +86,26 @@ export interface TestWebhookRequest {
 
 /** The response of TestWebhook. */
 export interface TestWebhookResponse {
-  /** The webhook test result. */
+  /** What the receiver answered to the test event. */
   webhookTestResult?: WebhookTestResult | undefined;
 }
 
 /** The request of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesRequest {
-  /** The delivery status. Optional. */
+  /** Only deliveries of this status. Optional. */
   deliveryStatus?:
     | DeliveryStatus
     | undefined;
   /**
-   * The event. One of `professional.created`, `professional.updated`, `provider_import.completed`,
-   * `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`, `option.released`,
-   * `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
+   * Only deliveries of this event type. One of `professional.created`, `professional.updated`,
+   * `provider_import.completed`, `resolution.resolved`, `resolution.zero_results`, `resolution.partial`, `option.held`,
+   * `option.released`, `booking.confirmed`, `booking.rescheduled`, `booking.cancelled`, `booking.completed`,
    * `calendar.connection_degraded`, `calendar.reconnect_required`, `waitlist.offered`, `waitlist.booked`. Optional.
    */
   event?:
     | string
     | undefined;
-  /**
-   * Page size, default 50, at most 500. The most items one page holds (a page may hold fewer); unset takes the
-   * default. From 1 to 500. Optional.
-   */
+  /** The most items one page holds (a page may hold fewer); unset: 50. From 1 to 500. Optional. */
   pageSize?:
     | number
     | undefined;
@@ -121,43 +118,43 @@ export interface ListWebhookDeliveriesRequest {
 
 /** The response of ListWebhookDeliveries. */
 export interface ListWebhookDeliveriesResponse {
-  /** The delivery list. */
+  /** A page of deliveries, newest first, with the count of all matches. */
   deliveryList?: DeliveryList | undefined;
 }
 
 /** The request of GetWebhookDelivery. */
 export interface GetWebhookDeliveryRequest {
-  /** The id of the delivery. 1 to 200 characters. Required. */
+  /** The delivery's id. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of GetWebhookDelivery. */
 export interface GetWebhookDeliveryResponse {
-  /** The delivery detail. */
+  /** The delivery with every attempt. */
   deliveryDetail?: DeliveryDetail | undefined;
 }
 
 /** The request of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryRequest {
-  /** The id of the delivery. 1 to 200 characters. Required. */
+  /** The delivery to send again. 1 to 200 characters. Required. */
   id?: string | undefined;
 }
 
 /** The response of ReplayWebhookDelivery. */
 export interface ReplayWebhookDeliveryResponse {
-  /** The replay result. */
+  /** What the receiver answered to the replay. */
   replayResult?: ReplayResult | undefined;
 }
 
 /** The request of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayRequest {
-  /** The id of the delivery. 1 to 200 characters. Required. */
+  /** The delivery to queue. 1 to 200 characters. Required. */
   deliveryId?: string | undefined;
 }
 
 /** The response of QueueWebhookDeliveryReplay. */
 export interface QueueWebhookDeliveryReplayResponse {
-  /** The queued replay. */
+  /** The delivery, `pending`, with the number the queued attempt will carry. */
   queuedReplay?: QueuedReplay | undefined;
 }
 
@@ -1258,9 +1255,8 @@ export const QueueWebhookDeliveryReplayResponse: MessageFns<QueueWebhookDelivery
 export type WebhookServiceService = typeof WebhookServiceService;
 export const WebhookServiceService = {
   /**
-   * Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL, event types
-   * and whether the webhook is active; NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook. Errors
-   * beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
+   * Reads the organization's webhook configuration (never its secret; test or live key): URL, event types and whether
+   * it is active. Errors beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED` (before the first UpdateWebhook).
    */
   getWebhook: {
     path: "/scheduling.v1.WebhookService/GetWebhook" as const,
@@ -1272,14 +1268,12 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): GetWebhookResponse => GetWebhookResponse.decode(value),
   },
   /**
-   * Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change
-   * it, PERMISSION_DENIED `LIVE_KEY_REQUIRED`). The answer carries `secret` on the first set-up and when
-   * `rotate_secret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours.
-   * `url` must be https and reach a public address (INVALID_ARGUMENT `VALIDATION_ERROR` on `url` otherwise;
-   * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
-   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
-   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`.
+   * Sets up or replaces where the organization's events are delivered, signed with the Standard Webhooks scheme. One
+   * configuration serves live and test mode, so only a live key changes it (a test key may read it). The answer carries
+   * `secret` on the first set-up and when `rotate_secret` is true; after a rotation the previous secret keeps signing
+   * beside the new one for 24 hours. `url` must be https and reach a public address (INVALID_ARGUMENT
+   * `VALIDATION_ERROR` on `url` otherwise; `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development). Errors beyond
+   * the common ones: PERMISSION_DENIED `LIVE_KEY_REQUIRED`.
    */
   updateWebhook: {
     path: "/scheduling.v1.WebhookService/UpdateWebhook" as const,
@@ -1292,9 +1286,8 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): UpdateWebhookResponse => UpdateWebhookResponse.decode(value),
   },
   /**
-   * Send a signed `webhook.test` event to the configured URL now (live key only) and report the receiver’s answer.
-   * Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a live key
-   * (PERMISSION_DENIED `LIVE_KEY_REQUIRED`) and a configured webhook. Errors beyond the common ones:
+   * Sends a signed `webhook.test` event to the configured URL now and reports the receiver's answer; nothing is
+   * recorded in the delivery log. Needs a live key and a configured webhook. Errors beyond the common ones:
    * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   testWebhook: {
@@ -1307,8 +1300,8 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): TestWebhookResponse => TestWebhookResponse.decode(value),
   },
   /**
-   * List delivery records newest first, optionally of one `delivery_status` or `event` type; `total` counts every
-   * match. Lists the organization's delivery records with their latest attempt; a page at a time.
+   * Lists the organization's delivery records with their latest attempt, newest first, optionally of one
+   * `delivery_status` or `event` type, a page at a time; `total` counts every match.
    */
   listWebhookDeliveries: {
     path: "/scheduling.v1.WebhookService/ListWebhookDeliveries" as const,
@@ -1322,8 +1315,8 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): ListWebhookDeliveriesResponse => ListWebhookDeliveriesResponse.decode(value),
   },
   /**
-   * Read a delivery record with every attempt, manual replays included. Answers one delivery record and its attempts,
-   * oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`.
+   * Reads one delivery record with every attempt, manual replays included, oldest first. Errors beyond the common ones:
+   * NOT_FOUND `DELIVERY_NOT_FOUND`.
    */
   getWebhookDelivery: {
     path: "/scheduling.v1.WebhookService/GetWebhookDelivery" as const,
@@ -1337,13 +1330,12 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): GetWebhookDeliveryResponse => GetWebhookDeliveryResponse.decode(value),
   },
   /**
-   * Send a delivery again now (plan launch or higher, live key) as its next attempt, and report the answer. An
-   * organization plan the service does not know counts as below launch. A `suppressed` (test-mode) delivery is
-   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
-   * `DELIVERY_IN_PROGRESS`. Sends the delivery's event again at once, within the request. Errors beyond the common
-   * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
-   * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
-   * `DELIVERY_NOT_REPLAYABLE`.
+   * Sends a delivery's event again at once, within the call, as its next attempt, and reports the answer (plan launch
+   * or higher, live key; a plan the service does not know counts as below launch). A `suppressed` (test-mode) delivery
+   * is FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
+   * `DELIVERY_IN_PROGRESS`. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED
+   * `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   replayWebhookDelivery: {
     path: "/scheduling.v1.WebhookService/ReplayWebhookDelivery" as const,
@@ -1357,11 +1349,11 @@ export const WebhookServiceService = {
     responseDeserialize: (value: Buffer): ReplayWebhookDeliveryResponse => ReplayWebhookDeliveryResponse.decode(value),
   },
   /**
-   * Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live key); answers the number
-   * that attempt will carry. Its failure schedules no automatic retry. Same refusals as the immediate replay. Queues
-   * the delivery's event for the dispatcher instead of sending it in the request. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`,
-   * ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
+   * Queues a delivery's event for a manual attempt by the dispatcher instead of sending it within the call (plan launch
+   * or higher, live key), and answers the number that attempt will carry. Its failure schedules no automatic retry.
+   * Same refusals as the immediate replay. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`,
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`,
+   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   queueWebhookDeliveryReplay: {
     path: "/scheduling.v1.WebhookService/QueueWebhookDeliveryReplay" as const,
@@ -1380,64 +1372,58 @@ export const WebhookServiceService = {
 
 export interface WebhookServiceServer extends UntypedServiceImplementation {
   /**
-   * Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL, event types
-   * and whether the webhook is active; NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook. Errors
-   * beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
+   * Reads the organization's webhook configuration (never its secret; test or live key): URL, event types and whether
+   * it is active. Errors beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED` (before the first UpdateWebhook).
    */
   getWebhook: handleUnaryCall<GetWebhookRequest, GetWebhookResponse>;
   /**
-   * Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change
-   * it, PERMISSION_DENIED `LIVE_KEY_REQUIRED`). The answer carries `secret` on the first set-up and when
-   * `rotate_secret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours.
-   * `url` must be https and reach a public address (INVALID_ARGUMENT `VALIDATION_ERROR` on `url` otherwise;
-   * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
-   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
-   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`.
+   * Sets up or replaces where the organization's events are delivered, signed with the Standard Webhooks scheme. One
+   * configuration serves live and test mode, so only a live key changes it (a test key may read it). The answer carries
+   * `secret` on the first set-up and when `rotate_secret` is true; after a rotation the previous secret keeps signing
+   * beside the new one for 24 hours. `url` must be https and reach a public address (INVALID_ARGUMENT
+   * `VALIDATION_ERROR` on `url` otherwise; `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development). Errors beyond
+   * the common ones: PERMISSION_DENIED `LIVE_KEY_REQUIRED`.
    */
   updateWebhook: handleUnaryCall<UpdateWebhookRequest, UpdateWebhookResponse>;
   /**
-   * Send a signed `webhook.test` event to the configured URL now (live key only) and report the receiver’s answer.
-   * Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a live key
-   * (PERMISSION_DENIED `LIVE_KEY_REQUIRED`) and a configured webhook. Errors beyond the common ones:
+   * Sends a signed `webhook.test` event to the configured URL now and reports the receiver's answer; nothing is
+   * recorded in the delivery log. Needs a live key and a configured webhook. Errors beyond the common ones:
    * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   testWebhook: handleUnaryCall<TestWebhookRequest, TestWebhookResponse>;
   /**
-   * List delivery records newest first, optionally of one `delivery_status` or `event` type; `total` counts every
-   * match. Lists the organization's delivery records with their latest attempt; a page at a time.
+   * Lists the organization's delivery records with their latest attempt, newest first, optionally of one
+   * `delivery_status` or `event` type, a page at a time; `total` counts every match.
    */
   listWebhookDeliveries: handleUnaryCall<ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse>;
   /**
-   * Read a delivery record with every attempt, manual replays included. Answers one delivery record and its attempts,
-   * oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`.
+   * Reads one delivery record with every attempt, manual replays included, oldest first. Errors beyond the common ones:
+   * NOT_FOUND `DELIVERY_NOT_FOUND`.
    */
   getWebhookDelivery: handleUnaryCall<GetWebhookDeliveryRequest, GetWebhookDeliveryResponse>;
   /**
-   * Send a delivery again now (plan launch or higher, live key) as its next attempt, and report the answer. An
-   * organization plan the service does not know counts as below launch. A `suppressed` (test-mode) delivery is
-   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
-   * `DELIVERY_IN_PROGRESS`. Sends the delivery's event again at once, within the request. Errors beyond the common
-   * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
-   * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
-   * `DELIVERY_NOT_REPLAYABLE`.
+   * Sends a delivery's event again at once, within the call, as its next attempt, and reports the answer (plan launch
+   * or higher, live key; a plan the service does not know counts as below launch). A `suppressed` (test-mode) delivery
+   * is FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
+   * `DELIVERY_IN_PROGRESS`. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED
+   * `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   replayWebhookDelivery: handleUnaryCall<ReplayWebhookDeliveryRequest, ReplayWebhookDeliveryResponse>;
   /**
-   * Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live key); answers the number
-   * that attempt will carry. Its failure schedules no automatic retry. Same refusals as the immediate replay. Queues
-   * the delivery's event for the dispatcher instead of sending it in the request. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`,
-   * ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
+   * Queues a delivery's event for a manual attempt by the dispatcher instead of sending it within the call (plan launch
+   * or higher, live key), and answers the number that attempt will carry. Its failure schedules no automatic retry.
+   * Same refusals as the immediate replay. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`,
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`,
+   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   queueWebhookDeliveryReplay: handleUnaryCall<QueueWebhookDeliveryReplayRequest, QueueWebhookDeliveryReplayResponse>;
 }
 
 export interface WebhookServiceClient extends Client {
   /**
-   * Read the organization’s webhook configuration (never its secret; test or live key). Answers the URL, event types
-   * and whether the webhook is active; NOT_FOUND `WEBHOOK_NOT_CONFIGURED` before the first UpdateWebhook. Errors
-   * beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
+   * Reads the organization's webhook configuration (never its secret; test or live key): URL, event types and whether
+   * it is active. Errors beyond the common ones: NOT_FOUND `WEBHOOK_NOT_CONFIGURED` (before the first UpdateWebhook).
    */
   getWebhook(
     request: GetWebhookRequest,
@@ -1455,14 +1441,12 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Set up or replace the organization’s webhook (live key only: a test key may read the configuration but not change
-   * it, PERMISSION_DENIED `LIVE_KEY_REQUIRED`). The answer carries `secret` on the first set-up and when
-   * `rotate_secret` is true; after a rotation the previous secret keeps signing beside the new one for 24 hours.
-   * `url` must be https and reach a public address (INVALID_ARGUMENT `VALIDATION_ERROR` on `url` otherwise;
-   * `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development); `events` lists SPEC part 6 event types or is
-   * `["*"]`. Configures where events are delivered, signed with the Standard Webhooks scheme; one configuration
-   * serves live and test mode, so only a live key changes it. Errors beyond the common ones: PERMISSION_DENIED
-   * `LIVE_KEY_REQUIRED`.
+   * Sets up or replaces where the organization's events are delivered, signed with the Standard Webhooks scheme. One
+   * configuration serves live and test mode, so only a live key changes it (a test key may read it). The answer carries
+   * `secret` on the first set-up and when `rotate_secret` is true; after a rotation the previous secret keeps signing
+   * beside the new one for 24 hours. `url` must be https and reach a public address (INVALID_ARGUMENT
+   * `VALIDATION_ERROR` on `url` otherwise; `WEBHOOK_ALLOW_INSECURE_URLS=1` relaxes this for development). Errors beyond
+   * the common ones: PERMISSION_DENIED `LIVE_KEY_REQUIRED`.
    */
   updateWebhook(
     request: UpdateWebhookRequest,
@@ -1480,9 +1464,8 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Send a signed `webhook.test` event to the configured URL now (live key only) and report the receiver’s answer.
-   * Nothing is recorded in the delivery log. Checks the receiver with a signed test event; needs a live key
-   * (PERMISSION_DENIED `LIVE_KEY_REQUIRED`) and a configured webhook. Errors beyond the common ones:
+   * Sends a signed `webhook.test` event to the configured URL now and reports the receiver's answer; nothing is
+   * recorded in the delivery log. Needs a live key and a configured webhook. Errors beyond the common ones:
    * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`.
    */
   testWebhook(
@@ -1501,8 +1484,8 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: TestWebhookResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List delivery records newest first, optionally of one `delivery_status` or `event` type; `total` counts every
-   * match. Lists the organization's delivery records with their latest attempt; a page at a time.
+   * Lists the organization's delivery records with their latest attempt, newest first, optionally of one
+   * `delivery_status` or `event` type, a page at a time; `total` counts every match.
    */
   listWebhookDeliveries(
     request: ListWebhookDeliveriesRequest,
@@ -1520,8 +1503,8 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a delivery record with every attempt, manual replays included. Answers one delivery record and its attempts,
-   * oldest first. Errors beyond the common ones: NOT_FOUND `DELIVERY_NOT_FOUND`.
+   * Reads one delivery record with every attempt, manual replays included, oldest first. Errors beyond the common ones:
+   * NOT_FOUND `DELIVERY_NOT_FOUND`.
    */
   getWebhookDelivery(
     request: GetWebhookDeliveryRequest,
@@ -1539,13 +1522,12 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetWebhookDeliveryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Send a delivery again now (plan launch or higher, live key) as its next attempt, and report the answer. An
-   * organization plan the service does not know counts as below launch. A `suppressed` (test-mode) delivery is
-   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
-   * `DELIVERY_IN_PROGRESS`. Sends the delivery's event again at once, within the request. Errors beyond the common
-   * ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND
-   * `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION
-   * `DELIVERY_NOT_REPLAYABLE`.
+   * Sends a delivery's event again at once, within the call, as its next attempt, and reports the answer (plan launch
+   * or higher, live key; a plan the service does not know counts as below launch). A `suppressed` (test-mode) delivery
+   * is FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`; one a sender is sending right now is ABORTED
+   * `DELIVERY_IN_PROGRESS`. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED
+   * `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, NOT_FOUND `WEBHOOK_NOT_CONFIGURED`, ABORTED
+   * `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   replayWebhookDelivery(
     request: ReplayWebhookDeliveryRequest,
@@ -1563,11 +1545,11 @@ export interface WebhookServiceClient extends Client {
     callback: (error: ServiceError | null, response: ReplayWebhookDeliveryResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Queue a delivery for a manual attempt by the dispatcher (plan launch or higher, live key); answers the number
-   * that attempt will carry. Its failure schedules no automatic retry. Same refusals as the immediate replay. Queues
-   * the delivery's event for the dispatcher instead of sending it in the request. Errors beyond the common ones:
-   * PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`, PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`,
-   * ABORTED `DELIVERY_IN_PROGRESS`, FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
+   * Queues a delivery's event for a manual attempt by the dispatcher instead of sending it within the call (plan launch
+   * or higher, live key), and answers the number that attempt will carry. Its failure schedules no automatic retry.
+   * Same refusals as the immediate replay. Errors beyond the common ones: PERMISSION_DENIED `PLAN_UPGRADE_REQUIRED`,
+   * PERMISSION_DENIED `LIVE_KEY_REQUIRED`, NOT_FOUND `DELIVERY_NOT_FOUND`, ABORTED `DELIVERY_IN_PROGRESS`,
+   * FAILED_PRECONDITION `DELIVERY_NOT_REPLAYABLE`.
    */
   queueWebhookDeliveryReplay(
     request: QueueWebhookDeliveryReplayRequest,
