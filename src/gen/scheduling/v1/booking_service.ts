@@ -19,16 +19,12 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import {
+  BookableSlot,
   BookingStatus,
   bookingStatusFromJSON,
   bookingStatusToJSON,
   bookingStatusToNumber,
-  BookingV1Cancelled,
-  BookingV1ConfirmResult,
-  BookingV1Created,
-  BookingV1Rescheduled,
   BookingV2,
-  SlotsV1Page,
 } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
@@ -113,8 +109,11 @@ export interface ListSlotsRequest {
 
 /** The response of ListSlots. */
 export interface ListSlotsResponse {
-  /** The slots v1 page. */
-  slotsV1Page?: SlotsV1Page | undefined;
+  /**
+   * The slots of the date in time order, taken ones included (`available` false); empty when the provider's schedule
+   * has no time that day.
+   */
+  slots?: BookableSlot[] | undefined;
 }
 
 /** The request of BookSlot. */
@@ -155,8 +154,15 @@ export interface BookSlotRequest_Attendee {
 
 /** The response of BookSlot. */
 export interface BookSlotResponse {
-  /** The booking v1 created. */
-  bookingV1Created?: BookingV1Created | undefined;
+  /** The booking made: `pending`, holding its slot, with the `confirmation_url` the attendee is e-mailed. Always set. */
+  booking?:
+    | BookingV2
+    | undefined;
+  /**
+   * The booking's confirmation token, the credential of ConfirmBooking's `token` (also the `token` of
+   * `confirmation_url`): 43 characters, base64url. Only this answer and the e-mail carry it.
+   */
+  confirmationToken?: string | undefined;
 }
 
 /** The request of ConfirmBooking. */
@@ -171,13 +177,16 @@ export interface ConfirmBookingRequest {
 
 /** The response of ConfirmBooking. */
 export interface ConfirmBookingResponse {
-  /** The booking v1 confirm result. */
-  bookingV1ConfirmResult?:
-    | BookingV1ConfirmResult
+  /**
+   * The booking as it stands after the link was followed (`confirmed`, or `completed` once it took place). Set when
+   * the caller accepts `application/json`; unset when `html_page` is set.
+   */
+  booking?:
+    | BookingV2
     | undefined;
   /**
-   * The page to show a browser, set instead of the other fields when the caller asked for HTML (`accept` metadata
-   * without `application/json`).
+   * The page to show a browser, set instead of `booking` when the caller asked for HTML (`accept` metadata without
+   * `application/json`).
    */
   htmlPage?: string | undefined;
 }
@@ -202,8 +211,12 @@ export interface RescheduleBookingRequest {
 
 /** The response of RescheduleBooking. */
 export interface RescheduleBookingResponse {
-  /** The booking v1 rescheduled. */
-  bookingV1Rescheduled?: BookingV1Rescheduled | undefined;
+  /**
+   * The new booking that takes the new slot: `pending` (same provider, service and attendee), its `rescheduled_from`
+   * the booking moved, with its own `confirmation_url`. The moved booking is now `rescheduled`, its `rescheduled_to`
+   * this one. Always set.
+   */
+  booking?: BookingV2 | undefined;
 }
 
 /** The request of CancelBooking. */
@@ -218,8 +231,8 @@ export interface CancelBookingRequest {
 
 /** The response of CancelBooking. */
 export interface CancelBookingResponse {
-  /** The booking v1 cancelled. */
-  bookingV1Cancelled?: BookingV1Cancelled | undefined;
+  /** The booking cancelled: `cancelled`, with `cancelled_at`, the instant of the cancellation. Always set. */
+  booking?: BookingV2 | undefined;
 }
 
 function createBaseListBookingsRequest(): ListBookingsRequest {
@@ -774,13 +787,15 @@ export const ListSlotsRequest: MessageFns<ListSlotsRequest> = {
 };
 
 function createBaseListSlotsResponse(): ListSlotsResponse {
-  return { slotsV1Page: undefined };
+  return { slots: [] };
 }
 
 export const ListSlotsResponse: MessageFns<ListSlotsResponse> = {
   encode(message: ListSlotsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.slotsV1Page !== undefined) {
-      SlotsV1Page.encode(message.slotsV1Page, writer.uint32(130).fork()).join();
+    if (message.slots !== undefined && message.slots.length !== 0) {
+      for (const v of message.slots) {
+        BookableSlot.encode(v!, writer.uint32(138).fork()).join();
+      }
     }
     return writer;
   },
@@ -798,12 +813,15 @@ export const ListSlotsResponse: MessageFns<ListSlotsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.slotsV1Page = SlotsV1Page.decode(reader, reader.uint32());
+            const el = BookableSlot.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.slots!.push(el);
+            }
             continue;
           }
         }
@@ -820,18 +838,14 @@ export const ListSlotsResponse: MessageFns<ListSlotsResponse> = {
 
   fromJSON(object: any): ListSlotsResponse {
     return {
-      slotsV1Page: isSet(object.slotsV1Page)
-        ? SlotsV1Page.fromJSON(object.slotsV1Page)
-        : isSet(object.slots_v1_page)
-        ? SlotsV1Page.fromJSON(object.slots_v1_page)
-        : undefined,
+      slots: globalThis.Array.isArray(object?.slots) ? object.slots.map((e: any) => BookableSlot.fromJSON(e)) : [],
     };
   },
 
   toJSON(message: ListSlotsResponse): unknown {
     const obj: any = {};
-    if (message.slotsV1Page !== undefined) {
-      obj.slotsV1Page = SlotsV1Page.toJSON(message.slotsV1Page);
+    if (message.slots?.length) {
+      obj.slots = message.slots.map((e) => BookableSlot.toJSON(e));
     }
     return obj;
   },
@@ -841,9 +855,7 @@ export const ListSlotsResponse: MessageFns<ListSlotsResponse> = {
   },
   fromPartial(object: DeepPartial<ListSlotsResponse>): ListSlotsResponse {
     const message = createBaseListSlotsResponse();
-    message.slotsV1Page = (object.slotsV1Page !== undefined && object.slotsV1Page !== null)
-      ? SlotsV1Page.fromPartial(object.slotsV1Page)
-      : undefined;
+    message.slots = object.slots?.map((e) => BookableSlot.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1097,13 +1109,16 @@ export const BookSlotRequest_Attendee: MessageFns<BookSlotRequest_Attendee> = {
 };
 
 function createBaseBookSlotResponse(): BookSlotResponse {
-  return { bookingV1Created: undefined };
+  return { booking: undefined, confirmationToken: "" };
 }
 
 export const BookSlotResponse: MessageFns<BookSlotResponse> = {
   encode(message: BookSlotResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV1Created !== undefined) {
-      BookingV1Created.encode(message.bookingV1Created, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(138).fork()).join();
+    }
+    if (message.confirmationToken !== undefined && message.confirmationToken !== "") {
+      writer.uint32(146).string(message.confirmationToken);
     }
     return writer;
   },
@@ -1121,12 +1136,20 @@ export const BookSlotResponse: MessageFns<BookSlotResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.bookingV1Created = BookingV1Created.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.confirmationToken = reader.string();
             continue;
           }
         }
@@ -1143,18 +1166,22 @@ export const BookSlotResponse: MessageFns<BookSlotResponse> = {
 
   fromJSON(object: any): BookSlotResponse {
     return {
-      bookingV1Created: isSet(object.bookingV1Created)
-        ? BookingV1Created.fromJSON(object.bookingV1Created)
-        : isSet(object.booking_v1_created)
-        ? BookingV1Created.fromJSON(object.booking_v1_created)
-        : undefined,
+      booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined,
+      confirmationToken: isSet(object.confirmationToken)
+        ? globalThis.String(object.confirmationToken)
+        : isSet(object.confirmation_token)
+        ? globalThis.String(object.confirmation_token)
+        : "",
     };
   },
 
   toJSON(message: BookSlotResponse): unknown {
     const obj: any = {};
-    if (message.bookingV1Created !== undefined) {
-      obj.bookingV1Created = BookingV1Created.toJSON(message.bookingV1Created);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
+    }
+    if (message.confirmationToken !== undefined && message.confirmationToken !== "") {
+      obj.confirmationToken = message.confirmationToken;
     }
     return obj;
   },
@@ -1164,9 +1191,10 @@ export const BookSlotResponse: MessageFns<BookSlotResponse> = {
   },
   fromPartial(object: DeepPartial<BookSlotResponse>): BookSlotResponse {
     const message = createBaseBookSlotResponse();
-    message.bookingV1Created = (object.bookingV1Created !== undefined && object.bookingV1Created !== null)
-      ? BookingV1Created.fromPartial(object.bookingV1Created)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
+    message.confirmationToken = object.confirmationToken ?? "";
     return message;
   },
 };
@@ -1257,13 +1285,13 @@ export const ConfirmBookingRequest: MessageFns<ConfirmBookingRequest> = {
 };
 
 function createBaseConfirmBookingResponse(): ConfirmBookingResponse {
-  return { bookingV1ConfirmResult: undefined, htmlPage: "" };
+  return { booking: undefined, htmlPage: "" };
 }
 
 export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
   encode(message: ConfirmBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV1ConfirmResult !== undefined) {
-      BookingV1ConfirmResult.encode(message.bookingV1ConfirmResult, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(138).fork()).join();
     }
     if (message.htmlPage !== undefined && message.htmlPage !== "") {
       writer.uint32(122).string(message.htmlPage);
@@ -1284,12 +1312,12 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.bookingV1ConfirmResult = BookingV1ConfirmResult.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
             continue;
           }
           case 15: {
@@ -1314,11 +1342,7 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
 
   fromJSON(object: any): ConfirmBookingResponse {
     return {
-      bookingV1ConfirmResult: isSet(object.bookingV1ConfirmResult)
-        ? BookingV1ConfirmResult.fromJSON(object.bookingV1ConfirmResult)
-        : isSet(object.booking_v1_confirm_result)
-        ? BookingV1ConfirmResult.fromJSON(object.booking_v1_confirm_result)
-        : undefined,
+      booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined,
       htmlPage: isSet(object.htmlPage)
         ? globalThis.String(object.htmlPage)
         : isSet(object.html_page)
@@ -1329,8 +1353,8 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
 
   toJSON(message: ConfirmBookingResponse): unknown {
     const obj: any = {};
-    if (message.bookingV1ConfirmResult !== undefined) {
-      obj.bookingV1ConfirmResult = BookingV1ConfirmResult.toJSON(message.bookingV1ConfirmResult);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
     }
     if (message.htmlPage !== undefined && message.htmlPage !== "") {
       obj.htmlPage = message.htmlPage;
@@ -1343,10 +1367,9 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
   },
   fromPartial(object: DeepPartial<ConfirmBookingResponse>): ConfirmBookingResponse {
     const message = createBaseConfirmBookingResponse();
-    message.bookingV1ConfirmResult =
-      (object.bookingV1ConfirmResult !== undefined && object.bookingV1ConfirmResult !== null)
-        ? BookingV1ConfirmResult.fromPartial(object.bookingV1ConfirmResult)
-        : undefined;
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
+      : undefined;
     message.htmlPage = object.htmlPage ?? "";
     return message;
   },
@@ -1470,13 +1493,13 @@ export const RescheduleBookingRequest: MessageFns<RescheduleBookingRequest> = {
 };
 
 function createBaseRescheduleBookingResponse(): RescheduleBookingResponse {
-  return { bookingV1Rescheduled: undefined };
+  return { booking: undefined };
 }
 
 export const RescheduleBookingResponse: MessageFns<RescheduleBookingResponse> = {
   encode(message: RescheduleBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV1Rescheduled !== undefined) {
-      BookingV1Rescheduled.encode(message.bookingV1Rescheduled, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -1494,12 +1517,12 @@ export const RescheduleBookingResponse: MessageFns<RescheduleBookingResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.bookingV1Rescheduled = BookingV1Rescheduled.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1515,19 +1538,13 @@ export const RescheduleBookingResponse: MessageFns<RescheduleBookingResponse> = 
   },
 
   fromJSON(object: any): RescheduleBookingResponse {
-    return {
-      bookingV1Rescheduled: isSet(object.bookingV1Rescheduled)
-        ? BookingV1Rescheduled.fromJSON(object.bookingV1Rescheduled)
-        : isSet(object.booking_v1_rescheduled)
-        ? BookingV1Rescheduled.fromJSON(object.booking_v1_rescheduled)
-        : undefined,
-    };
+    return { booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined };
   },
 
   toJSON(message: RescheduleBookingResponse): unknown {
     const obj: any = {};
-    if (message.bookingV1Rescheduled !== undefined) {
-      obj.bookingV1Rescheduled = BookingV1Rescheduled.toJSON(message.bookingV1Rescheduled);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
     }
     return obj;
   },
@@ -1537,8 +1554,8 @@ export const RescheduleBookingResponse: MessageFns<RescheduleBookingResponse> = 
   },
   fromPartial(object: DeepPartial<RescheduleBookingResponse>): RescheduleBookingResponse {
     const message = createBaseRescheduleBookingResponse();
-    message.bookingV1Rescheduled = (object.bookingV1Rescheduled !== undefined && object.bookingV1Rescheduled !== null)
-      ? BookingV1Rescheduled.fromPartial(object.bookingV1Rescheduled)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
     return message;
   },
@@ -1630,13 +1647,13 @@ export const CancelBookingRequest: MessageFns<CancelBookingRequest> = {
 };
 
 function createBaseCancelBookingResponse(): CancelBookingResponse {
-  return { bookingV1Cancelled: undefined };
+  return { booking: undefined };
 }
 
 export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
   encode(message: CancelBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV1Cancelled !== undefined) {
-      BookingV1Cancelled.encode(message.bookingV1Cancelled, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -1654,12 +1671,12 @@ export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.bookingV1Cancelled = BookingV1Cancelled.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1675,19 +1692,13 @@ export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
   },
 
   fromJSON(object: any): CancelBookingResponse {
-    return {
-      bookingV1Cancelled: isSet(object.bookingV1Cancelled)
-        ? BookingV1Cancelled.fromJSON(object.bookingV1Cancelled)
-        : isSet(object.booking_v1_cancelled)
-        ? BookingV1Cancelled.fromJSON(object.booking_v1_cancelled)
-        : undefined,
-    };
+    return { booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined };
   },
 
   toJSON(message: CancelBookingResponse): unknown {
     const obj: any = {};
-    if (message.bookingV1Cancelled !== undefined) {
-      obj.bookingV1Cancelled = BookingV1Cancelled.toJSON(message.bookingV1Cancelled);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
     }
     return obj;
   },
@@ -1697,8 +1708,8 @@ export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
   },
   fromPartial(object: DeepPartial<CancelBookingResponse>): CancelBookingResponse {
     const message = createBaseCancelBookingResponse();
-    message.bookingV1Cancelled = (object.bookingV1Cancelled !== undefined && object.bookingV1Cancelled !== null)
-      ? BookingV1Cancelled.fromPartial(object.bookingV1Cancelled)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
     return message;
   },
@@ -1740,8 +1751,8 @@ export const BookingServiceService = {
   /**
    * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
    * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
-   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
-   * with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
+   * notice are left out. Answers the slots of one provider and service on one local date; use an available slot's
+   * `id` with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   listSlots: {
     path: "/scheduling.v1.BookingService/ListSlots" as const,
@@ -1755,9 +1766,9 @@ export const BookingServiceService = {
   /**
    * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
    * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
-   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers its confirmation token; the slot
-   * must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body answers
-   * the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation
+   * token; the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key
+   * and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
    * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
    * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
@@ -1772,8 +1783,7 @@ export const BookingServiceService = {
   },
   /**
    * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
-   * answers a small HTML page, or `booking_id` and `booking_status` with `Accept: application/json`. Following it
-   * again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
+   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
    * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
@@ -1810,10 +1820,9 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): RescheduleBookingResponse => RescheduleBookingResponse.decode(value),
   },
   /**
-   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
-   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
-   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
-   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers the
+   * cancelled booking. Cancels the booking; its `reason` is optional. `idempotency-key` is optional: a retry with the
+   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
    * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking: {
@@ -1842,24 +1851,23 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
    * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
    * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
-   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
-   * with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
+   * notice are left out. Answers the slots of one provider and service on one local date; use an available slot's
+   * `id` with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   listSlots: handleUnaryCall<ListSlotsRequest, ListSlotsResponse>;
   /**
    * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
    * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
-   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers its confirmation token; the slot
-   * must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body answers
-   * the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation
+   * token; the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key
+   * and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
    * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
    * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
   bookSlot: handleUnaryCall<BookSlotRequest, BookSlotResponse>;
   /**
    * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
-   * answers a small HTML page, or `booking_id` and `booking_status` with `Accept: application/json`. Following it
-   * again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
+   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
    * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
@@ -1876,10 +1884,9 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
    */
   rescheduleBooking: handleUnaryCall<RescheduleBookingRequest, RescheduleBookingResponse>;
   /**
-   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
-   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
-   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
-   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers the
+   * cancelled booking. Cancels the booking; its `reason` is optional. `idempotency-key` is optional: a retry with the
+   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
    * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking: handleUnaryCall<CancelBookingRequest, CancelBookingResponse>;
@@ -1927,8 +1934,8 @@ export interface BookingServiceClient extends Client {
   /**
    * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
    * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
-   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
-   * with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
+   * notice are left out. Answers the slots of one provider and service on one local date; use an available slot's
+   * `id` with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   listSlots(
     request: ListSlotsRequest,
@@ -1948,9 +1955,9 @@ export interface BookingServiceClient extends Client {
   /**
    * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
    * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
-   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers its confirmation token; the slot
-   * must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body answers
-   * the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation
+   * token; the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key
+   * and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
    * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
    * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
@@ -1971,8 +1978,7 @@ export interface BookingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
-   * answers a small HTML page, or `booking_id` and `booking_status` with `Accept: application/json`. Following it
-   * again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
+   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
    * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
    * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
@@ -2017,10 +2023,9 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: RescheduleBookingResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
-   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
-   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
-   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers the
+   * cancelled booking. Cancels the booking; its `reason` is optional. `idempotency-key` is optional: a retry with the
+   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
    * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking(
