@@ -1765,10 +1765,10 @@ export const BookingServiceService = {
   },
   /**
    * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
-   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
-   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation
-   * token; the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key
-   * and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a slot
+   * succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation token;
+   * the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body
+   * answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
    * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
    * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
@@ -1783,9 +1783,10 @@ export const BookingServiceService = {
   },
   /**
    * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
-   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
-   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong
+   * token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the pending booking named by the link;
+   * the token from the e-mail or the create answer is the credential. Errors beyond the common ones: NOT_FOUND
+   * `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   confirmBooking: {
     path: "/scheduling.v1.BookingService/ConfirmBooking" as const,
@@ -1822,8 +1823,9 @@ export const BookingServiceService = {
   /**
    * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers the
    * cancelled booking. Cancels the booking; its `reason` is optional. `idempotency-key` is optional: a retry with the
-   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones:
+   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED
+   * `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking: {
     path: "/scheduling.v1.BookingService/CancelBooking" as const,
@@ -1857,19 +1859,20 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
   listSlots: handleUnaryCall<ListSlotsRequest, ListSlotsResponse>;
   /**
    * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
-   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
-   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation
-   * token; the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key
-   * and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a slot
+   * succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation token;
+   * the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body
+   * answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
    * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
    * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
   bookSlot: handleUnaryCall<BookSlotRequest, BookSlotResponse>;
   /**
    * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
-   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
-   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong
+   * token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the pending booking named by the link;
+   * the token from the e-mail or the create answer is the credential. Errors beyond the common ones: NOT_FOUND
+   * `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   confirmBooking: handleUnaryCall<ConfirmBookingRequest, ConfirmBookingResponse>;
   /**
@@ -1886,8 +1889,9 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
    * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers the
    * cancelled booking. Cancels the booking; its `reason` is optional. `idempotency-key` is optional: a retry with the
-   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones:
+   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED
+   * `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking: handleUnaryCall<CancelBookingRequest, CancelBookingResponse>;
 }
@@ -1954,10 +1958,10 @@ export interface BookingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
-   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
-   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation
-   * token; the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key
-   * and body answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a slot
+   * succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation token;
+   * the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body
+   * answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
    * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
    * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
@@ -1978,9 +1982,10 @@ export interface BookingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
-   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
-   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong
+   * token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the pending booking named by the link;
+   * the token from the e-mail or the create answer is the credential. Errors beyond the common ones: NOT_FOUND
+   * `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   confirmBooking(
     request: ConfirmBookingRequest,
@@ -2025,8 +2030,9 @@ export interface BookingServiceClient extends Client {
   /**
    * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers the
    * cancelled booking. Cancels the booking; its `reason` is optional. `idempotency-key` is optional: a retry with the
-   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones:
+   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED
+   * `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking(
     request: CancelBookingRequest,
