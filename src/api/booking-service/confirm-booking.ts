@@ -19,7 +19,7 @@ export type ConfirmBookingDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock'>
 /**
  * ConfirmBooking (GET /api/v1/bookings/:id/confirm?token=…, the e-mailed link; no API key, the token is the
  * credential): confirms a pending booking (v1-confirm-link.ts) and answers `html_page`, the small page a browser
- * shows, or, when the call accepts `application/json`, the booking.
+ * shows, or, when the call accepts `application/json`, the booking's id and status.
  */
 export async function confirmBooking(
   deps: ConfirmBookingDeps,
@@ -32,8 +32,11 @@ export async function confirmBooking(
   problems.throwIfAny();
   // Any id that names no booking is the same 404 as a wrong token: the link reveals nothing without its token.
   const row = await confirmByLink(deps, caller, { id: request.id ?? '', token: token! });
-  if ((call.headers.accept ?? '').includes('application/json'))
-    return { booking: bookingV2Message(row, deps.config.publicBaseUrl) };
+  if ((call.headers.accept ?? '').includes('application/json')) {
+    // The id and the status only: a token holder is not a key of the organization (ConfirmBookingResponse).
+    const { id, bookingStatus } = bookingV2Message(row, deps.config.publicBaseUrl);
+    return { bookingId: id, bookingStatus };
+  }
   const page: ConfirmBookingResponse = { htmlPage: confirmationPage(row) };
   return answer(page, { 'content-type': 'text/html; charset=utf-8' }) as TypedAnswer<ConfirmBookingResponse>;
 }

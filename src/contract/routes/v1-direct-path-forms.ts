@@ -57,9 +57,9 @@ export const bookingV1CreatedForm: RestForm = {
 /** GET /api/v1/bookings/:id/confirm on ConfirmBooking, JSON asked: `{bookingId, status}` (a page is sent as it is). */
 export const bookingV1ConfirmForm: RestForm = {
   response(response) {
-    const b = (response as ConfirmBookingResponse).booking;
-    if (b === undefined) return null;
-    return objectToRest(BookingV1ConfirmResult, 'output', { bookingId: b.id, bookingStatus: b.bookingStatus });
+    const { bookingId, bookingStatus } = response as ConfirmBookingResponse;
+    if (!bookingId) return null;
+    return objectToRest(BookingV1ConfirmResult, 'output', { bookingId, bookingStatus });
   },
 };
 

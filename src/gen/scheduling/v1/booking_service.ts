@@ -178,11 +178,19 @@ export interface ConfirmBookingRequest {
 /** The response of ConfirmBooking. */
 export interface ConfirmBookingResponse {
   /**
-   * The booking as it stands after the link was followed (`confirmed`, or `completed` once it took place). Set when
-   * the caller accepts `application/json`; unset when `html_page` is set.
+   * The id of the booking the link confirmed. Set when the caller accepts `application/json`; empty when `html_page`
+   * is set. Only the id and the status: the call takes no API key (the token is its credential), so it answers nothing
+   * else of the booking (attendee, organization, metadata); GetBooking does, to a key of its organization.
    */
-  booking?:
-    | BookingV2
+  bookingId?:
+    | string
+    | undefined;
+  /**
+   * The booking's status after the link was followed: `confirmed`, or `completed` once it took place. Unspecified when
+   * `html_page` is set.
+   */
+  bookingStatus?:
+    | BookingStatus
     | undefined;
   /**
    * The page to show a browser, set instead of `booking` when the caller asked for HTML (`accept` metadata without
@@ -1285,13 +1293,16 @@ export const ConfirmBookingRequest: MessageFns<ConfirmBookingRequest> = {
 };
 
 function createBaseConfirmBookingResponse(): ConfirmBookingResponse {
-  return { booking: undefined, htmlPage: "" };
+  return { bookingId: "", bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED, htmlPage: "" };
 }
 
 export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
   encode(message: ConfirmBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.booking !== undefined) {
-      BookingV2.encode(message.booking, writer.uint32(138).fork()).join();
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      writer.uint32(138).string(message.bookingId);
+    }
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(144).int32(bookingStatusToNumber(message.bookingStatus));
     }
     if (message.htmlPage !== undefined && message.htmlPage !== "") {
       writer.uint32(122).string(message.htmlPage);
@@ -1317,7 +1328,15 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
               break;
             }
 
-            message.booking = BookingV2.decode(reader, reader.uint32());
+            message.bookingId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
           case 15: {
@@ -1342,7 +1361,16 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
 
   fromJSON(object: any): ConfirmBookingResponse {
     return {
-      booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined,
+      bookingId: isSet(object.bookingId)
+        ? globalThis.String(object.bookingId)
+        : isSet(object.booking_id)
+        ? globalThis.String(object.booking_id)
+        : "",
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
       htmlPage: isSet(object.htmlPage)
         ? globalThis.String(object.htmlPage)
         : isSet(object.html_page)
@@ -1353,8 +1381,11 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
 
   toJSON(message: ConfirmBookingResponse): unknown {
     const obj: any = {};
-    if (message.booking !== undefined) {
-      obj.booking = BookingV2.toJSON(message.booking);
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      obj.bookingId = message.bookingId;
+    }
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     if (message.htmlPage !== undefined && message.htmlPage !== "") {
       obj.htmlPage = message.htmlPage;
@@ -1367,9 +1398,8 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
   },
   fromPartial(object: DeepPartial<ConfirmBookingResponse>): ConfirmBookingResponse {
     const message = createBaseConfirmBookingResponse();
-    message.booking = (object.booking !== undefined && object.booking !== null)
-      ? BookingV2.fromPartial(object.booking)
-      : undefined;
+    message.bookingId = object.bookingId ?? "";
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     message.htmlPage = object.htmlPage ?? "";
     return message;
   },
