@@ -318,11 +318,12 @@ function expectedType(shape: ProtoShape): string {
  * REST contract does, except in an object declared closed (closed-object.ts) or strict (refused in the words of its
  * rule), and a body member declared refused with an error of its own (refused-members.ts), which comes first. Ranges,
  * lengths, other required fields and references are the implementation's to judge, for every caller alike. A route
- * with a REST form of another RPC (`restForm`, a v1 form) maps its input onto that RPC's message with its own mapping.
+ * with a REST form of another RPC (`restForm` with a `request` mapping, a v1 form) maps its input onto that RPC's
+ * message with its own mapping.
  */
 export function requestMessageOf(route: RouteSpec, input: RestInput): Record<string, unknown> {
   // A route whose REST form maps onto another route's RPC maps what its own schemas read onto that RPC's message.
-  if (route.restForm) return route.restForm.request(input, (i) => ownMessageOf(route, i));
+  if (route.restForm?.request) return route.restForm.request(input, (i) => ownMessageOf(route, i));
   return ownMessageOf(route, input);
 }
 

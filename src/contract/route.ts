@@ -55,7 +55,8 @@ export interface RouteSpec {
   /**
    * Set on a route whose REST form maps onto the RPC of another route (a v1 route): `rpc` names that RPC, whose
    * messages are the other route's, and the gateway maps this route's REST input and answer onto them (rest-form.ts);
-   * the proto has no messages of this route.
+   * the proto has no messages of this route. Without a `request` mapping, the route's REST input is the RPC's request
+   * (the route is its RPC's route) and only the answer is rendered by the form (the v1 direct path).
    */
   restForm?: RestForm;
 }

@@ -52,8 +52,9 @@ type RpcRequest = Record<string, unknown>;
 
 /** The route of each RPC (`ProviderService/GetProvider`): the REST shapes its typed messages carry. */
 const ROUTE_OF_RPC = new Map<string, RouteSpec>(
-  // A route whose REST form maps onto another route's RPC (a v1 form) is not that RPC's route.
-  ALL_ROUTES.filter((r) => !r.restForm).map((r) => [`${r.service}/${r.rpc}`, r]),
+  // A route whose REST form maps its input onto another route's RPC (a v1 form) is not that RPC's route; one whose form
+  // only renders the answer (the v1 direct path) is.
+  ALL_ROUTES.filter((r) => !r.restForm?.request).map((r) => [`${r.service}/${r.rpc}`, r]),
 );
 
 /** Metadata keys passed through from REST headers to operations. */

@@ -24,6 +24,21 @@ export async function currentBookingNames(db: Queryable, providerId: string, ser
   return (r.rows[0] as BookingNames | undefined) ?? { provider: null, service: null, duration: null };
 }
 
+/**
+ * The stored answer of a confirm: the answer parameter with `provider.username` set to the provider's username when it
+ * has one (`pu` is the provider's row), as confirmAnswer sets it in the answer returned.
+ */
+const withUsername = (param: string) =>
+  `CASE WHEN pu.doc->>'username' IS NULL THEN ${param}::json
+   ELSE jsonb_set(${param}::jsonb, '{provider,username}', to_jsonb(pu.doc->>'username'))::json END`;
+
+/** A confirm's answer (the planned row's v2 shape) with the provider's username of the stored row, when it has one. */
+export function confirmAnswer<A extends { provider: object }>(view: A, row: Pick<BookingRow, 'provider_username'>): A {
+  return row.provider_username === null
+    ? view
+    : { ...view, provider: { ...view.provider, username: row.provider_username } };
+}
+
 /** What the confirm statement did: the booking, or why not. */
 export interface ConfirmOutcome {
   confirmed: boolean;
@@ -47,7 +62,8 @@ export interface ConfirmOutcome {
  * fails the claim (23P01) and undoes the whole statement. `planned` is the row as it will be stored (the booking
  * machine's initial status and confirmedAt included), `eventData` the booking.confirmed data, `auditParams` the
  * audit entry's (auditInsertParams), `answerParams` the idempotent answer's (answerInsertParams: stored with the
- * booking when a record is given; a second answer for the same key is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS).
+ * booking, the provider's username added as confirmAnswer adds it, when a record is given; a second answer for the
+ * same key is 409 IDEMPOTENCY_REQUEST_IN_PROGRESS).
  */
 export async function confirmBookingStatement(
   db: Queryable,
@@ -109,7 +125,8 @@ export async function confirmBookingStatement(
          INSERT INTO events (id, platform_id, organization_id, type, api_version, mode, data, created_at)
          SELECT $24, $2, $3, 'booking.confirmed', $23, $13, $25::jsonb, $14::timestamptz FROM bk),
        au AS (INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) SELECT ${auditSelectList(26)} FROM bk),
-       idem AS (${answerInsertSql('bk', answerParam)})
+       -- The answer stored with the booking carries the provider's username as the booking's row reads it.
+       idem AS (${answerInsertSql('bk LEFT JOIN providers pu ON pu.id = bk.provider_id', answerParam, withUsername)})
        SELECT pre.confirmed, pre.taken, pre.names_current, pre.hold_changed, pre.lapsed, (SELECT ref_id FROM ended) AS used_hold_id,
          bk.*, pr.doc->>'displayName' AS provider_name, pr.doc->>'username' AS provider_username,
          sv.doc->>'title' AS service_title, (sv.doc->>'duration')::int AS service_duration

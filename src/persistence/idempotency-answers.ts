@@ -18,12 +18,18 @@ export interface StoredIdempotencyAnswer {
 
 /**
  * The INSERT of a write's answer for one statement's CTE: one row per row of `from` (e.g. the booking the statement
- * inserted), only when a record is given. Its parameters, numbered from `first`, are answerInsertParams.
+ * inserted), only when a record is given. Its parameters, numbered from `first`, are answerInsertParams. `answer`
+ * makes the stored answer of the answer parameter (default: that answer as it is), reading `from` when the statement
+ * adds what only it knows.
  */
-export function answerInsertSql(from: string, first: number): string {
+export function answerInsertSql(
+  from: string,
+  first: number,
+  answer: (param: string) => string = (param) => `${param}::json`,
+): string {
   const p = (i: number) => `$${first + i}`;
   return `INSERT INTO idempotency_answers (organization_id, endpoint, key_hash, payload_hash, answer, created_at)
-         SELECT ${p(0)}::text, ${p(1)}::text, ${p(2)}::text, ${p(3)}::text, ${p(4)}::json, ${p(5)}::timestamptz FROM ${from}
+         SELECT ${p(0)}::text, ${p(1)}::text, ${p(2)}::text, ${p(3)}::text, ${answer(p(4))}, ${p(5)}::timestamptz FROM ${from}
          WHERE ${p(1)}::text IS NOT NULL`;
 }
 

@@ -162,7 +162,7 @@ function routeProblems(route: RouteSpec): string[] {
   const problems: string[] = [];
   // A REST form of another route's RPC (a v1 route) maps onto that RPC's messages with its own mapping (its parity
   // tests: v1-resolution-parity, bookings-v1-reads-parity): its REST members are not the message's.
-  if (!route.restForm)
+  if (!route.restForm?.request)
     for (const group of requestGroups(route))
       problems.push(...objectProblems(group.schema, method.input, 'input', `${at} ${group.kind}`));
   if (route.method === 'PATCH') {

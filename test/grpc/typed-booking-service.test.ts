@@ -94,7 +94,7 @@ async function slotOf(date: string, time: string): Promise<string> {
     eventTypeId: p.service.id,
     date,
   });
-  const s = slots.slotsV1Page!.slots!.find((x) => x.time === time);
+  const s = slots.slots!.find((x) => x.time === time);
   if (!s) throw new Error(`no slot ${date} ${time}`);
   return s.id!;
 }
@@ -111,30 +111,45 @@ test.serial(
       eventTypeId: p.service.id,
       date: '2026-03-03',
     });
-    t.is(slots.slotsV1Page!.total, 8);
-    t.like(slots.slotsV1Page!.slots![0], { date: '2026-03-03', time: '09:00', label: '9:00 AM', available: true });
+    t.is(slots.slots!.length, 8);
+    t.like(slots.slots![0], { date: '2026-03-03', time: '09:00', label: '9:00 AM', available: true });
     const empty = await unary<ListSlotsResponse>('listSlots', {
       providerId: p.provider.id,
       eventTypeId: p.service.id,
       date: '2026-03-07',
     });
-    t.deepEqual(empty.slotsV1Page, { slots: [], total: 0 }, 'a weekend has no slot');
+    t.deepEqual(empty, { slots: [] }, 'a weekend has no slot');
 
     const req = {
       providerId: p.provider.id,
       serviceId: p.service.id,
-      slotId: slots.slotsV1Page!.slots![0]!.id,
+      slotId: slots.slots![0]!.id,
       attendee,
     };
     const key = { 'idempotency-key': `k-${randomUUID()}` };
     const first = await call<BookSlotResponse>('bookSlot', req, { headers: key });
-    const created = first.res.bookingV1Created!.data!;
-    t.like(created, { bookingStatus: BookingStatus.BOOKING_STATUS_PENDING, title: 'Intake Session with Dr. p1' });
-    t.deepEqual(created.date, new Date('2026-03-03T14:00:00.000Z'));
-    t.deepEqual(created.endTime, new Date('2026-03-03T15:00:00.000Z'));
+    // The booking resource, as GetBooking answers it, and the confirmation token only this answer carries.
+    const created = first.res.booking!;
+    const token = first.res.confirmationToken!;
+    t.regex(token, /^[\w-]{43}$/);
+    t.like(created, {
+      bookingStatus: BookingStatus.BOOKING_STATUS_PENDING,
+      organizationId: o.org.id,
+      source: BookingV2_Source.SOURCE_V1,
+      provider: { id: p.provider.id, displayName: 'Dr. p1' },
+      service: { id: p.service.id, displayName: 'Intake Session', durationMinutes: 60 },
+      customer: { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' },
+      slot: { start: new Date('2026-03-03T14:00:00.000Z'), end: new Date('2026-03-03T15:00:00.000Z') },
+    });
+    t.true(created.confirmationUrl!.endsWith(`/api/v1/bookings/${created.id}/confirm?token=${token}`));
     t.is(first.trailers.get('rest-header-idempotent-replayed').length, 0);
     const replay = await call<BookSlotResponse>('bookSlot', req, { headers: key });
     t.deepEqual(replay.res, first.res, 'a replay answers the first booking');
+    t.deepEqual(
+      (await unary<GetBookingResponse>('getBooking', { id: created.id })).booking,
+      created,
+      'the booking GetBooking answers',
+    );
     t.deepEqual(replay.trailers.get('rest-header-idempotent-replayed'), ['true']);
     const reused = await t.throwsAsync<GrpcError>(() =>
       unary('bookSlot', { ...req, notes: 'another payload' }, { headers: key }),
@@ -153,26 +168,25 @@ test.serial(
     });
     t.is(v2.booking!.resolutionId, undefined, 'a null is an unset field');
     // What v1 REST shows of a booking and v2 REST does not: its confirmation link.
-    t.true(v2.booking!.confirmationUrl!.endsWith(`/api/v1/bookings/${id}/confirm?token=${created.tokenToConfirm}`));
+    t.true(v2.booking!.confirmationUrl!.endsWith(`/api/v1/bookings/${id}/confirm?token=${token}`));
 
     // The confirmation link takes no API key: its token is the credential. A page, or the JSON answer when accepted.
     const wrong = await t.throwsAsync<GrpcError>(() =>
       unary('confirmBooking', { id, token: 'not-the-token' }, { key: null }),
     );
     t.like(errorInfoOf(wrong!), { reason: 'BOOKING_NOT_FOUND' });
-    const page = await unary<ConfirmBookingResponse>(
-      'confirmBooking',
-      { id, token: created.tokenToConfirm },
-      { key: null },
-    );
+    const page = await unary<ConfirmBookingResponse>('confirmBooking', { id, token }, { key: null });
     t.regex(page.htmlPage!, /Your booking is confirmed/);
-    t.is(page.bookingV1ConfirmResult, undefined);
+    t.is(page.bookingId, '');
     const json = await unary<ConfirmBookingResponse>(
       'confirmBooking',
-      { id, token: created.tokenToConfirm },
+      { id, token },
       { key: null, headers: { accept: 'application/json' } },
     );
-    t.deepEqual(json.bookingV1ConfirmResult, { bookingId: id, bookingStatus: BookingStatus.BOOKING_STATUS_CONFIRMED });
+    t.is(json.htmlPage, '');
+    // The token holder learns the booking's id and status, nothing else of it (no attendee, organization, metadata).
+    t.deepEqual(json, { htmlPage: '', bookingId: id, bookingStatus: BookingStatus.BOOKING_STATUS_CONFIRMED });
+    t.is((await unary<GetBookingResponse>('getBooking', { id })).booking!.bookingStatus, json.bookingStatus);
 
     // Bookings made a second apart list in that order (one instant would leave it to their ids).
     clock.advance(1000);
@@ -181,9 +195,11 @@ test.serial(
       date: '2026-03-04',
       time: '10:00',
     });
-    const fresh = moved.bookingV1Rescheduled!.data!;
-    t.like(fresh, { bookingStatus: BookingStatus.BOOKING_STATUS_PENDING });
-    t.deepEqual(fresh.date, new Date('2026-03-04T15:00:00.000Z'));
+    const fresh = moved.booking!;
+    t.like(fresh, { bookingStatus: BookingStatus.BOOKING_STATUS_PENDING, rescheduledFrom: id });
+    t.deepEqual(fresh.slot!.start, new Date('2026-03-04T15:00:00.000Z'));
+    t.not(fresh.id, id);
+    t.true(fresh.confirmationUrl!.includes(`/api/v1/bookings/${fresh.id}/confirm?token=`), 'its own link');
     const old = await unary<GetBookingResponse>('getBooking', { id });
     t.like(old.booking, { bookingStatus: BookingStatus.BOOKING_STATUS_RESCHEDULED, rescheduledTo: fresh.id });
 
@@ -191,8 +207,9 @@ test.serial(
       id: fresh.id,
       reason: 'changed plans',
     });
-    t.like(cancelled.bookingV1Cancelled, { bookingId: fresh.id, status: 'cancelled' });
-    t.deepEqual(cancelled.bookingV1Cancelled!.cancelledAt, clock());
+    t.like(cancelled.booking, { id: fresh.id, bookingStatus: BookingStatus.BOOKING_STATUS_CANCELLED });
+    t.deepEqual(cancelled.booking!.cancelledAt, clock());
+    t.deepEqual(cancelled.booking, (await unary<GetBookingResponse>('getBooking', { id: fresh.id })).booking);
 
     const listed = await unary<ListBookingsResponse>('listBookings', { pageSize: 1 });
     t.is(listed.data!.length, 1);
@@ -271,7 +288,7 @@ test.serial('refusals carry the contract code as ErrorInfo reason and the REST f
     slotId: slot,
     attendee,
   });
-  const id = made.bookingV1Created!.data!.id!;
+  const id = made.booking!.id!;
   t.deepEqual(await reasonOf('rescheduleBooking', { id, date: '2026-03-05', time: '25:00' }), {
     reason: 'VALIDATION_ERROR',
     field: 'time',
@@ -309,7 +326,7 @@ test.serial('an implementation is a function of its dependencies, the caller and
     eventTypeId: p.service.id,
     date: '2026-03-06',
   });
-  t.is(slots.slotsV1Page!.total, 8);
+  t.is(slots.slots!.length, 8);
   const elsewhere = await t.throwsAsync(() =>
     getBooking({ db, config }, { ...caller, organizationId: other.org.id }, { id }),
   );
@@ -354,7 +371,7 @@ test.serial('REST answers what the typed RPCs answer: a read and a write', async
     attendee,
     notes: 'via gRPC',
   });
-  const twinId = twin.bookingV1Created!.data!.id!;
+  const twinId = twin.booking!.id!;
   t.deepEqual(
     Object.keys(JSON.parse(restJsonOf(route('POST', '/api/v1/bookings'), twin as Record<string, unknown>)).data),
     Object.keys(made.body.data),

@@ -71,9 +71,9 @@ function unary<Res>(
 const route = (name: string) => resolutionRoutes.find((r) => r.rpc === name)!;
 const idem = () => ({ 'idempotency-key': randomUUID() });
 
-async function setUp(name: string) {
+async function setUp(name: string, provider: Record<string, unknown> = {}) {
   const o = await newOrganization(svc, `trs-${name}-${randomUUID().slice(0, 8)}`);
-  const p = await providerWithService(o, { externalId: 'p1', languageCodes: ['en'] });
+  const p = await providerWithService(o, { externalId: 'p1', languageCodes: ['en'], ...provider });
   return { o, p };
 }
 
@@ -129,7 +129,7 @@ test('a resolution over typed calls: created once under its key (a replay says s
 });
 
 test('hold, read, release and confirm over typed calls; a REST hold reads back typed as it answered', async (t) => {
-  const { o, p } = await setUp('hold');
+  const { o, p } = await setUp('hold', { username: 'dr-p1' });
   const r = (await unary<CreateResolutionResponse>(o, 'createResolution', request(p.service.id), idem())).res
     .resolution!;
   const [a, b] = r.options!;
@@ -160,9 +160,18 @@ test('hold, read, release and confirm over typed calls; a REST hold reads back t
     bookingStatus: BookingStatus.BOOKING_STATUS_CONFIRMED,
   });
   t.deepEqual(booked.metadata, { ref: 'x1' });
+  // The provider's username, as GetBooking shows it; no confirmation link: the booking is confirmed at once.
+  t.like(booked.provider, { id: p.provider.id, username: 'dr-p1' });
+  t.is(booked.confirmationUrl, undefined);
   const again = await unary<ConfirmResolutionResponse>(o, 'confirmResolution', confirm, key);
   t.deepEqual(again.res.booking, booked);
   t.deepEqual(again.trailers.get('rest-header-idempotent-replayed'), ['true']);
+  // Redis lost the answer: the one committed with the booking in PostgreSQL replays it, the username included.
+  const redis = svc.service.deps.redis;
+  await redis.del(await redis.keys(`idem:{${o.org.id}}:confirm:*`));
+  const fromPostgres = await unary<ConfirmResolutionResponse>(o, 'confirmResolution', confirm, key);
+  t.deepEqual(fromPostgres.res.booking, booked);
+  t.deepEqual(fromPostgres.trailers.get('rest-header-idempotent-replayed'), ['true']);
   const restBooking = await o.api.get(`/api/v2/bookings/${booked.id}`);
   t.is(restBooking.status, 200);
   t.is(restBooking.body.id, booked.id);

@@ -1,12 +1,14 @@
-import type { BookSlotRequest, BookSlotResponse } from '../../gen/scheduling/v1/booking_service.js';
+import { BookSlotResponse, type BookSlotRequest } from '../../gen/scheduling/v1/booking_service.js';
 import { CreateBookingV1Body } from '../../contract/schemas/booking.js';
 import type { Caller } from '../../application/caller.js';
 import type { TypedAnswer, TypedCall } from '../../application/operation.js';
 import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
 import { createBookingV1 as bookDirectly } from '../../application/booking/v1-create-booking.js';
 import { given, RequestProblems } from '../request-problems.js';
-import { bookingV1CreatedMessage, type BookingV1CreatedView } from '../messages/booking-message.js';
+import { bookingV2Message } from '../messages/booking-message.js';
 import { idempotentWrite } from './idempotent-write.js';
+import { responseOfStored, storedAnswerOf } from './stored-answer.js';
+import { bookSlotResponseOfV1Json } from './v1-json-answers.js';
 
 /**
  * What BookSlot uses: the direct booking path's (the ledger: booking, claim, e-mail; the booking's actor; the clock;
@@ -15,8 +17,9 @@ import { idempotentWrite } from './idempotent-write.js';
 export type BookSlotDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock' | 'config' | 'idempotency'>;
 
 /**
- * BookSlot (POST /api/v1/bookings): books a slot id from ListSlots as a `pending` booking
- * (v1-create-booking.ts); with an `idempotency-key`, a retry with the same request answers the first booking.
+ * BookSlot (POST /api/v1/bookings): books a slot id from ListSlots as a `pending` booking (v1-create-booking.ts) and
+ * answers it with its confirmation token; with an `idempotency-key`, a retry with the same request answers the first
+ * booking.
  */
 export async function bookSlot(
   deps: BookSlotDeps,
@@ -55,7 +58,19 @@ export async function bookSlot(
     caller,
     call,
     { endpoint: 'v1-bookings', payload: body },
-    (record) => bookDirectly(deps, caller, input, record) as Promise<BookingV1CreatedView>,
-    (view) => ({ bookingV1Created: bookingV1CreatedMessage(view) }),
+    (record) =>
+      bookDirectly(
+        deps,
+        caller,
+        input,
+        (row) =>
+          storedAnswerOf(BookSlotResponse, {
+            booking: bookingV2Message(row, deps.config.publicBaseUrl),
+            confirmationToken: row.confirm_token ?? '',
+          }),
+        record,
+      ),
+    (stored) =>
+      responseOfStored(BookSlotResponse, stored, (json) => bookSlotResponseOfV1Json(json, caller.organizationId)),
   );
 }

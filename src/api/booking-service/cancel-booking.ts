@@ -1,19 +1,21 @@
-import type { CancelBookingRequest, CancelBookingResponse } from '../../gen/scheduling/v1/booking_service.js';
+import { CancelBookingResponse, type CancelBookingRequest } from '../../gen/scheduling/v1/booking_service.js';
 import { BookingPath, CancelBookingV1Body } from '../../contract/schemas/booking.js';
 import type { Caller } from '../../application/caller.js';
 import type { TypedAnswer, TypedCall } from '../../application/operation.js';
 import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
 import { cancelBookingV1 as cancelDirectBooking } from '../../application/booking/v1-cancel-booking.js';
 import { pathId, RequestProblems } from '../request-problems.js';
-import { bookingV1CancelledMessage } from '../messages/booking-message.js';
+import { bookingV2Message } from '../messages/booking-message.js';
 import { idempotentWrite } from './idempotent-write.js';
+import { responseOfStored, storedAnswerOf } from './stored-answer.js';
+import { cancelBookingResponseOfV1Json } from './v1-json-answers.js';
 
 /** What CancelBooking uses: the booking's ledger and actor, the clock, e-mail settings and the idempotency store. */
 export type CancelBookingDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'clock' | 'config' | 'idempotency'>;
 
 /**
- * CancelBooking (POST /api/v1/bookings/:id/cancel): cancels a pending or confirmed booking (v1-cancel-booking.ts);
- * with an `idempotency-key`, a retry answers the first cancellation instead of 409.
+ * CancelBooking (POST /api/v1/bookings/:id/cancel): cancels a pending or confirmed booking (v1-cancel-booking.ts) and
+ * answers it cancelled; with an `idempotency-key`, a retry answers the first cancellation instead of 409.
  */
 export async function cancelBooking(
   deps: CancelBookingDeps,
@@ -31,7 +33,18 @@ export async function cancelBooking(
     caller,
     call,
     { endpoint: `v1-cancel:${id}`, payload: body },
-    (record) => cancelDirectBooking(deps, caller, id, { reason }, record),
-    (view) => ({ bookingV1Cancelled: bookingV1CancelledMessage(view) }),
+    (record) =>
+      cancelDirectBooking(
+        deps,
+        caller,
+        id,
+        { reason },
+        (row) => storedAnswerOf(CancelBookingResponse, { booking: bookingV2Message(row, deps.config.publicBaseUrl) }),
+        record,
+      ),
+    (stored) =>
+      responseOfStored(CancelBookingResponse, stored, (json) =>
+        cancelBookingResponseOfV1Json(json, caller.organizationId),
+      ),
   );
 }

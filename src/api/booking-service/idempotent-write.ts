@@ -5,8 +5,8 @@ import { answer, type TypedCall, type TypedAnswer } from '../../application/oper
 import { withIdempotency } from '../../application/with-idempotency.js';
 
 /**
- * Runs a v1 write under the call's optional `idempotency-key` (CONTRACT part 4): the write commits its answer (the
- * REST JSON it always answered, which a replay answers again) with itself; `message` builds the response message of
+ * Runs a v1 write under the call's optional `idempotency-key` (CONTRACT part 4): the write commits its answer (its
+ * stored form, stored-answer.ts, which a replay answers again) with itself; `message` builds the response message of
  * it, a replay's with `Idempotent-Replayed: true`. `payload` is the request as REST spelled it, which a replay must
  * repeat (else 409 IDEMPOTENCY_KEY_REUSED).
  */

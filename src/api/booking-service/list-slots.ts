@@ -25,9 +25,6 @@ export async function listSlots(
   problems.throwIfAny();
   const page = await slotsOfDate(deps, caller, { providerId: providerId!, eventTypeId: eventTypeId!, date: date! });
   return {
-    slotsV1Page: {
-      slots: page.slots.map((s) => ({ id: s.id, date: s.date, time: s.time, label: s.label, available: s.available })),
-      total: page.total,
-    },
+    slots: page.slots.map((s) => ({ id: s.id, date: s.date, time: s.time, label: s.label, available: s.available })),
   };
 }

@@ -1,12 +1,14 @@
-import type { RescheduleBookingRequest, RescheduleBookingResponse } from '../../gen/scheduling/v1/booking_service.js';
+import { RescheduleBookingResponse, type RescheduleBookingRequest } from '../../gen/scheduling/v1/booking_service.js';
 import { BookingPath, RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
 import type { Caller } from '../../application/caller.js';
 import type { TypedAnswer, TypedCall } from '../../application/operation.js';
 import type { ResolutionDeps } from '../../application/resolution/resolution-deps.js';
 import { rescheduleBookingV1 as moveBooking } from '../../application/booking/v1-reschedule-booking.js';
 import { given, pathId, RequestProblems } from '../request-problems.js';
-import { bookingV1RescheduledMessage, type BookingV1CreatedView } from '../messages/booking-message.js';
+import { bookingV2Message } from '../messages/booking-message.js';
 import { idempotentWrite } from './idempotent-write.js';
+import { responseOfStored, storedAnswerOf } from './stored-answer.js';
+import { rescheduleBookingResponseOfV1Json } from './v1-json-answers.js';
 
 /**
  * What RescheduleBooking uses: the direct booking path's (the ledger, the bookings' actors, the clock, the e-mail
@@ -16,7 +18,7 @@ export type RescheduleBookingDeps = Pick<ResolutionDeps, 'db' | 'actors' | 'cloc
 
 /**
  * RescheduleBooking (POST /api/v1/bookings/:id/reschedule): moves a pending or confirmed booking to the local `date`
- * and `time` (v1-reschedule-booking.ts). A combined `datetime`/`start` has no field here: REST's is refused 422
+ * and `time` (v1-reschedule-booking.ts) and answers the new booking that takes the new slot. A combined `datetime`/`start` has no field here: REST's is refused 422
  * COMBINED_DATETIME_NOT_ACCEPTED at the gateway's edge (refused-members.ts).
  */
 export async function rescheduleBooking(
@@ -43,7 +45,18 @@ export async function rescheduleBooking(
     call,
     { endpoint: `v1-reschedule:${id}`, payload: body },
     (record) =>
-      moveBooking(deps, caller, id, { date: date!, time: time!, notes }, record) as Promise<BookingV1CreatedView>,
-    (view) => ({ bookingV1Rescheduled: bookingV1RescheduledMessage(view) }),
+      moveBooking(
+        deps,
+        caller,
+        id,
+        { date: date!, time: time!, notes },
+        (row) =>
+          storedAnswerOf(RescheduleBookingResponse, { booking: bookingV2Message(row, deps.config.publicBaseUrl) }),
+        record,
+      ),
+    (stored) =>
+      responseOfStored(RescheduleBookingResponse, stored, (json) =>
+        rescheduleBookingResponseOfV1Json(json, caller.organizationId),
+      ),
   );
 }

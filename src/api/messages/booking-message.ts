@@ -1,9 +1,6 @@
 import {
   BookingStatus as BookingStatusMessage,
   BookingV2_Source,
-  type BookingV1Cancelled,
-  type BookingV1Created,
-  type BookingV1Rescheduled,
   type BookingV2,
 } from '../../gen/scheduling/v1/resources.js';
 import { boundedFreeForm } from '../../contract/fields.js';
@@ -60,58 +57,4 @@ export function bookingV2Message(b: BookingRow, publicBaseUrl: string): BookingV
     updatedAt: b.updated_at,
     confirmationUrl: confirmationUrl(publicBaseUrl, b) ?? undefined,
   };
-}
-
-/**
- * The v1 create answer as the write committed it (toBookingV1Created, also what an Idempotency-Key replays): its
- * `BookingV1Created` message.
- */
-export interface BookingV1CreatedView {
-  data: {
-    id: string;
-    status: BookingStatus;
-    title: string;
-    date: string;
-    end_time: string;
-    tokenToConfirm?: unknown;
-    resolutionId?: unknown;
-  };
-}
-
-/** The fields a v1 create and a v1 reschedule answer both give of the (new) pending booking. */
-function bookingV1PendingFields(d: BookingV1CreatedView['data']) {
-  return {
-    id: d.id,
-    bookingStatus: BOOKING_STATUS_MESSAGE[d.status],
-    title: d.title,
-    date: new Date(d.date),
-    endTime: new Date(d.end_time),
-  };
-}
-
-/** The `BookingV1Created` message of a committed v1 create answer. */
-export function bookingV1CreatedMessage(view: BookingV1CreatedView): BookingV1Created {
-  const d = view.data;
-  return {
-    data: {
-      ...bookingV1PendingFields(d),
-      tokenToConfirm: typeof d.tokenToConfirm === 'string' ? d.tokenToConfirm : '',
-      resolutionId: typeof d.resolutionId === 'string' ? d.resolutionId : undefined,
-    },
-  };
-}
-
-/** The `BookingV1Rescheduled` message of a committed reschedule answer (the new pending booking). */
-export function bookingV1RescheduledMessage(view: BookingV1CreatedView): BookingV1Rescheduled {
-  return { data: bookingV1PendingFields(view.data) };
-}
-
-/** The `BookingV1Cancelled` message of a committed cancellation answer `{bookingId, status, cancelledAt}`. */
-export function bookingV1CancelledMessage(view: { bookingId: string; status: string; cancelledAt: string }) {
-  const message: BookingV1Cancelled = {
-    bookingId: view.bookingId,
-    status: view.status,
-    cancelledAt: new Date(view.cancelledAt),
-  };
-  return message;
 }

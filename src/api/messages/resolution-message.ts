@@ -217,7 +217,12 @@ export function holdMessage(h: Json): Hold {
   };
 }
 
-/** The `BookingV2` message of a booking's stored v2 answer (a confirm's, replayed under its Idempotency-Key); of a row: booking-message.ts. */
+/**
+ * The `BookingV2` message of a booking's stored v2 answer (a confirm's, replayed under its Idempotency-Key); of a row:
+ * booking-message.ts. The provider's `username` is the one stored with the answer (answers stored before it was have
+ * none). `confirmation_url` stays unset: a booking confirmed from a resolution is confirmed at once and has no
+ * confirmation link (no token).
+ */
 export function bookingV2MessageOfAnswer(b: Json): BookingV2 {
   return {
     id: b.id,
@@ -225,7 +230,7 @@ export function bookingV2MessageOfAnswer(b: Json): BookingV2 {
     resolutionId: optionalText(b.resolutionId),
     optionId: optionalText(b.optionId),
     bookingStatus: BOOKING_STATUS[b.status] ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-    provider: { id: b.provider.id, displayName: b.provider.displayName },
+    provider: { id: b.provider.id, displayName: b.provider.displayName, username: optionalText(b.provider.username) },
     service: { id: b.service.id, displayName: b.service.displayName, durationMinutes: b.service.durationMinutes },
     customer: {
       name: b.customer.name,

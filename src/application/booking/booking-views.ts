@@ -1,4 +1,5 @@
 import { boundedFreeForm } from '../../contract/fields.js';
+import { v1BookingTitle } from '../../contract/v1-booking-title.js';
 import type { BookingRow } from '../../persistence/booking-repository.js';
 
 /** The v2 Booking shape (SPEC part 2); v1-created bookings show their attendee as `customer`. */
@@ -30,24 +31,10 @@ export function toBookingV2(b: BookingRow) {
 
 /** `<service title> with <provider displayName>` (CONTRACT part 5). */
 export function bookingTitle(b: Pick<BookingRow, 'service_title' | 'provider_name'>): string {
-  return `${b.service_title} with ${b.provider_name}`;
+  return v1BookingTitle(b.service_title, b.provider_name);
 }
 
 /** The confirmation link of a pending booking. */
 export function confirmationUrl(publicBaseUrl: string, b: Pick<BookingRow, 'id' | 'confirm_token'>): string | null {
   return b.confirm_token ? `${publicBaseUrl}/api/v1/bookings/${b.id}/confirm?token=${b.confirm_token}` : null;
-}
-
-/** The v1 create/reschedule shape `{data: {id, status, title, date, end_time, ...}}` (dates are ISO 8601 UTC). */
-export function toBookingV1Created(b: BookingRow, extra: Record<string, unknown> = {}) {
-  return {
-    data: {
-      id: b.id,
-      status: b.status,
-      title: bookingTitle(b),
-      date: b.start_at.toISOString(),
-      end_time: b.end_at.toISOString(),
-      ...extra,
-    },
-  };
 }

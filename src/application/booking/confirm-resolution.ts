@@ -5,6 +5,7 @@ import type { BookingRow } from '../../persistence/booking-repository.js';
 import { answerInsertParams, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
 import { auditInsertParams } from '../../persistence/audit-log.js';
 import {
+  confirmAnswer,
   confirmBookingStatement,
   currentBookingNames,
   type BookingNames,
@@ -99,7 +100,8 @@ const CONFIRM_ATTEMPTS = 3;
  * claim goes through the exclusion constraint (409 SLOT_UNAVAILABLE), one booking per resolution through a
  * unique index (409 RESOLUTION_ALREADY_CONFIRMED), and the hold used, if any, is consumed. The booking,
  * hold and resolution actors mirror the result afterwards. With `idempotency`, the answer is committed with the
- * booking for that key's replays; it is built from the row as planned, and that same body is returned.
+ * booking for that key's replays; it is built from the row as planned, with the provider's username the statement
+ * read (confirmAnswer), and that same body is returned.
  */
 export async function confirmResolution(
   deps: Pick<ResolutionDeps, 'db' | 'clock' | 'actors' | 'records'>,
@@ -258,7 +260,7 @@ export async function confirmResolution(
       // is repaired by the entry's lapse timer, which finds the offer's hold consumed.
       if (record.waitlistEntryId)
         await bookOffer(deps, record.waitlistEntryId, { resolutionId, bookingId, at }).catch(() => undefined);
-      return view;
+      return confirmAnswer(view, row);
     }
     // Nothing written: the resolution's copy of the names is stale, the option's holds changed meanwhile, or a hold
     // lapsed in the way.

@@ -1,4 +1,5 @@
 import { ServiceError } from '../../errors/service-error.js';
+import type { BookingRow } from '../../persistence/booking-repository.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import type { Caller } from '../caller.js';
 import { stepCause } from '../step-cause.js';
@@ -14,26 +15,27 @@ import { insertIdempotencyAnswer, type IdempotencyRecord } from '../../persisten
 
 /**
  * POST /api/v1/bookings/:id/cancel: cancels a pending or confirmed booking (else 409 BOOKING_STATE_CONFLICT),
- * frees its slot, stores booking.cancelled and the cancellation e-mail, and answers bare `{bookingId, status, cancelledAt}`.
- * With `idempotency`, the answer is committed in that transaction too, for that key's replays.
+ * frees its slot, stores booking.cancelled and the cancellation e-mail, and answers `answerOf` the cancelled booking's
+ * row. With `idempotency`, that answer is committed in the transaction too, for that key's replays.
  */
-export async function cancelBookingV1(
+export async function cancelBookingV1<A>(
   deps: Pick<ResolutionDeps, 'db' | 'clock' | 'config' | 'actors'>,
   caller: Caller,
   id: string,
   body: { reason?: string | undefined },
+  answerOf: (row: BookingRow) => A,
   idempotency?: IdempotencyRecord,
-) {
+): Promise<A> {
   const reason = body.reason ?? null;
   const now = deps.clock();
   const event = { type: 'CANCEL' as const, at: now.toISOString(), ...(reason !== null ? { reason } : {}) };
-  const answer = { bookingId: id, status: 'cancelled' as const, cancelledAt: now.toISOString() };
   // Lock order (slot-claims.ts): the booking row, then writes that need no claim lock, then the claim ended under
   // the provider's claim lock with the audit entry, in the last statement before COMMIT.
   const step = (await stepBooking(deps, event, {
     causedBy: stepCause(caller),
     load: (tx) => bookingOfCaller(tx, caller, id, { forUpdate: true }),
     commit: async (tx, before, after) => {
+      const answer = answerOf(after);
       if (idempotency) await insertIdempotencyAnswer(tx, idempotency, answer, now);
       await storeEvent(
         tx,
@@ -68,10 +70,11 @@ export async function cancelBookingV1(
           },
         }),
       });
+      return answer;
     },
   }))!;
   // Nothing was written unless the machine moved the booking.
   if (!step.changed || step.value !== 'cancelled')
     throw new ServiceError('BOOKING_STATE_CONFLICT', `A ${step.before.status} booking cannot be cancelled.`);
-  return { ...answer, bookingId: step.row.id };
+  return step.committed!;
 }

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { CreateBookingV1Body } from '../../contract/schemas/booking.js';
 import { decodeSlotId } from '../../domain/availability/slot-id.js';
 import { ServiceError } from '../../errors/service-error.js';
-import { insertBooking } from '../../persistence/booking-repository.js';
+import { insertBooking, type BookingRow } from '../../persistence/booking-repository.js';
 import { insertIdempotencyAnswer, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
 import { newId } from '../../persistence/new-id.js';
 import type { Caller } from '../caller.js';
@@ -12,7 +12,6 @@ import { queueBookingEmail } from '../email/queue-booking-email.js';
 import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { claimRangeOf, loadBookableService, slotStartingAt } from './bookable-service.js';
 import { initialBookingState } from './booking-state.js';
-import { toBookingV1Created } from './booking-views.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
 import { claimBookingSlot } from './claim-booking-slot.js';
 import { writeBookingActor } from './write-booking-actor.js';
@@ -29,15 +28,17 @@ export type BookingV1Input = z.output<typeof CreateBookingV1Body>;
 /**
  * POST /api/v1/bookings: books a slot directly as a `pending` booking. One transaction writes the booking,
  * its slot claim (the exclusion constraint turns a race for the slot into 409 SLOT_UNAVAILABLE for every
- * loser, across processes), the audit event and the confirmation e-mail; the actor mirrors it afterwards. With
- * `idempotency`, the answer is committed in that transaction too, for that key's replays.
+ * loser, across processes), the audit event and the confirmation e-mail; the actor mirrors it afterwards. Answers
+ * `answerOf` the booking row (its confirmation token in `confirm_token`); with `idempotency`, that answer is committed
+ * in the transaction too, for that key's replays.
  */
-export async function createBookingV1(
+export async function createBookingV1<A>(
   deps: Pick<ResolutionDeps, 'db' | 'clock' | 'config' | 'actors'>,
   caller: Caller,
   body: BookingV1Input,
+  answerOf: (row: BookingRow) => A,
   idempotency?: IdempotencyRecord,
-) {
+): Promise<A> {
   const slot = decodeSlotId(body.slotId);
   if (!slot)
     throw new ServiceError('VALIDATION_ERROR', 'slotId: is not a slot id issued by GET /api/v1/slots', {
@@ -108,7 +109,7 @@ export async function createBookingV1(
       mode: caller.mode,
       now,
     });
-    const view = toBookingV1Created(created, { tokenToConfirm: confirmToken, resolutionId: null });
+    const view = answerOf(created);
     if (idempotency) await insertIdempotencyAnswer(tx, idempotency, view, now);
     await claimBookingSlot(tx, {
       organizationId: caller.organizationId,

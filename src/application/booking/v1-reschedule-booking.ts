@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { RescheduleBookingV1Body } from '../../contract/schemas/booking.js';
 import { ServiceError } from '../../errors/service-error.js';
-import { insertBooking } from '../../persistence/booking-repository.js';
+import { insertBooking, type BookingRow } from '../../persistence/booking-repository.js';
 import { insertIdempotencyAnswer, type IdempotencyRecord } from '../../persistence/idempotency-answers.js';
 import { storeEvent } from '../../persistence/event-outbox.js';
 import { newId } from '../../persistence/new-id.js';
@@ -12,7 +12,6 @@ import type { ResolutionDeps } from '../resolution/resolution-deps.js';
 import { bookingOfCaller } from './booking-of-caller.js';
 import { bookingStep, initialBookingState } from './booking-state.js';
 import { stepBooking } from './step-booking.js';
-import { toBookingV1Created } from './booking-views.js';
 import { bookingRescheduledData, outboxEvent } from '../event-data.js';
 import { claimRangeOf, loadBookableService, slotAtLocalTime } from './bookable-service.js';
 import { callerAuditEntry } from '../caller-audit-entry.js';
@@ -31,16 +30,18 @@ export type RescheduleV1Input = z.output<typeof RescheduleBookingV1Body>;
  * POST /api/v1/bookings/:id/reschedule: moves a pending or confirmed booking to the local `date` and `time` in
  * the provider's schedule timezone. One transaction: the original becomes `rescheduled` (its slot freed, it
  * points to the new booking), a new `pending` booking (same provider, service, attendee) claims the new slot
- * (409 SLOT_UNAVAILABLE on overlap, which undoes everything), booking.rescheduled and a confirmation e-mail. With
- * `idempotency`, the answer is committed in that transaction too, for that key's replays.
+ * (409 SLOT_UNAVAILABLE on overlap, which undoes everything), booking.rescheduled and a confirmation e-mail. Answers
+ * `answerOf` the new booking's row; with `idempotency`, that answer is committed in the transaction too, for that
+ * key's replays.
  */
-export async function rescheduleBookingV1(
+export async function rescheduleBookingV1<A>(
   deps: Pick<ResolutionDeps, 'db' | 'clock' | 'config' | 'actors'>,
   caller: Caller,
   id: string,
   body: RescheduleV1Input,
+  answerOf: (row: BookingRow) => A,
   idempotency?: IdempotencyRecord,
-) {
+): Promise<A> {
   const now = deps.clock();
   const newBookingId = newId('bkg', now.getTime());
   const event = { type: 'RESCHEDULE' as const, at: now.toISOString(), rescheduledTo: newBookingId };
@@ -116,10 +117,7 @@ export async function rescheduleBookingV1(
         mode: caller.mode,
         now,
       });
-      const { data } = toBookingV1Created(fresh);
-      const view = {
-        data: { id: data.id, status: data.status, title: data.title, date: data.date, end_time: data.end_time },
-      };
+      const view = answerOf(fresh);
       if (idempotency) await insertIdempotencyAnswer(tx, idempotency, view, now);
       // The original's slot is freed in the same statement, so moving within (or next to) its own time is allowed.
       await claimBookingSlot(tx, {

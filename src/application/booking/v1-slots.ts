@@ -26,7 +26,7 @@ export async function listSlotsV1(
     provider: 'providerId',
     service: 'eventTypeId',
   });
-  if (!bookable.schedule) return { slots: [], total: 0 };
+  if (!bookable.schedule) return { slots: [] };
   const now = deps.clock();
   // A local date lies within one day either side of the same date read as UTC, for every offset.
   const from = new Date(`${addDays(q.date, -1)}T00:00:00Z`);
@@ -48,5 +48,5 @@ export async function listSlotsV1(
       label: slotLabel(s.localTime),
       available: s.available,
     }));
-  return { slots, total: slots.length };
+  return { slots };
 }

@@ -21,10 +21,18 @@ import type { RouteSpec } from '../route.js';
 import { idempotencyHeader } from './idempotency-header.js';
 import { bookingV1DetailView } from './booking-v1-detail-view.js';
 import { bookingsV1PageView } from './bookings-v1-page-view.js';
+import {
+  bookingV1CancelledForm,
+  bookingV1ConfirmForm,
+  bookingV1CreatedForm,
+  bookingV1RescheduledForm,
+  slotsV1Form,
+} from './v1-direct-path-forms.js';
 
 /**
  * Booking routes: v2 reads and the v1 direct path (SPEC 4.4, CONTRACT part 5). The v1 reads map onto the v2 reads'
- * RPCs (GetBooking, ListBookings) through a view of their own; the v1 writes have RPCs named for what they do.
+ * RPCs (GetBooking, ListBookings) through a view of their own; the v1 writes have RPCs named for what they do, which
+ * answer the booking resource (and the slots), rendered as the v1 JSON by their REST forms (v1-direct-path-forms.ts).
  */
 export const bookingRoutes: RouteSpec[] = [
   {
@@ -57,6 +65,7 @@ export const bookingRoutes: RouteSpec[] = [
     service: 'BookingService',
     rpc: 'ListSlots',
     operationId: 'listSlotsV1',
+    restForm: slotsV1Form,
     tag: 'v1',
     summary:
       "The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum notice are left out.",
@@ -72,6 +81,7 @@ export const bookingRoutes: RouteSpec[] = [
     service: 'BookingService',
     rpc: 'BookSlot',
     operationId: 'createBookingV1',
+    restForm: bookingV1CreatedForm,
     tag: 'v1',
     summary:
       'Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a slot succeeds.',
@@ -123,6 +133,7 @@ export const bookingRoutes: RouteSpec[] = [
     service: 'BookingService',
     rpc: 'ConfirmBooking',
     operationId: 'confirmBookingV1',
+    restForm: bookingV1ConfirmForm,
     tag: 'v1',
     auth: 'none',
     htmlAnswer: true,
@@ -141,6 +152,7 @@ export const bookingRoutes: RouteSpec[] = [
     service: 'BookingService',
     rpc: 'RescheduleBooking',
     operationId: 'rescheduleBookingV1',
+    restForm: bookingV1RescheduledForm,
     tag: 'v1',
     summary:
       "Move a pending or confirmed booking to local `date` + `time` in the provider's timezone: the original becomes `rescheduled` and a new `pending` booking (same provider, service, attendee) takes the new slot. A combined `datetime`/`start` is 422.",
@@ -166,6 +178,7 @@ export const bookingRoutes: RouteSpec[] = [
     service: 'BookingService',
     rpc: 'CancelBooking',
     operationId: 'cancelBookingV1',
+    restForm: bookingV1CancelledForm,
     tag: 'v1',
     bodyOptional: true,
     summary:

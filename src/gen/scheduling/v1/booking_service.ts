@@ -19,16 +19,12 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import {
+  BookableSlot,
   BookingStatus,
   bookingStatusFromJSON,
   bookingStatusToJSON,
   bookingStatusToNumber,
-  BookingV1Cancelled,
-  BookingV1ConfirmResult,
-  BookingV1Created,
-  BookingV1Rescheduled,
   BookingV2,
-  SlotsV1Page,
 } from "./resources.js";
 
 export const protobufPackage = "scheduling.v1";
@@ -113,8 +109,11 @@ export interface ListSlotsRequest {
 
 /** The response of ListSlots. */
 export interface ListSlotsResponse {
-  /** The slots v1 page. */
-  slotsV1Page?: SlotsV1Page | undefined;
+  /**
+   * The slots of the date in time order, taken ones included (`available` false); empty when the provider's schedule
+   * has no time that day.
+   */
+  slots?: BookableSlot[] | undefined;
 }
 
 /** The request of BookSlot. */
@@ -155,8 +154,15 @@ export interface BookSlotRequest_Attendee {
 
 /** The response of BookSlot. */
 export interface BookSlotResponse {
-  /** The booking v1 created. */
-  bookingV1Created?: BookingV1Created | undefined;
+  /** The booking made: `pending`, holding its slot, with the `confirmation_url` the attendee is e-mailed. Always set. */
+  booking?:
+    | BookingV2
+    | undefined;
+  /**
+   * The booking's confirmation token, the credential of ConfirmBooking's `token` (also the `token` of
+   * `confirmation_url`): 43 characters, base64url. Only this answer and the e-mail carry it.
+   */
+  confirmationToken?: string | undefined;
 }
 
 /** The request of ConfirmBooking. */
@@ -174,13 +180,24 @@ export interface ConfirmBookingRequest {
 
 /** The response of ConfirmBooking. */
 export interface ConfirmBookingResponse {
-  /** The booking v1 confirm result. */
-  bookingV1ConfirmResult?:
-    | BookingV1ConfirmResult
+  /**
+   * The id of the booking the link confirmed. Set when the caller accepts `application/json`; empty when `html_page`
+   * is set. Only the id and the status: the call takes no API key (the token is its credential), so it answers nothing
+   * else of the booking (attendee, organization, metadata); GetBooking does, to a key of its organization.
+   */
+  bookingId?:
+    | string
     | undefined;
   /**
-   * The page to show a browser, set instead of the other fields when the caller asked for HTML (`accept` metadata
-   * without `application/json`).
+   * The booking's status after the link was followed: `confirmed`, or `completed` once it took place. Unspecified when
+   * `html_page` is set.
+   */
+  bookingStatus?:
+    | BookingStatus
+    | undefined;
+  /**
+   * The page to show a browser, set instead of `booking` when the caller asked for HTML (`accept` metadata without
+   * `application/json`).
    */
   htmlPage?: string | undefined;
 }
@@ -208,8 +225,12 @@ export interface RescheduleBookingRequest {
 
 /** The response of RescheduleBooking. */
 export interface RescheduleBookingResponse {
-  /** The booking v1 rescheduled. */
-  bookingV1Rescheduled?: BookingV1Rescheduled | undefined;
+  /**
+   * The new booking that takes the new slot: `pending` (same provider, service and attendee), its `rescheduled_from`
+   * the booking moved, with its own `confirmation_url`. The moved booking is now `rescheduled`, its `rescheduled_to`
+   * this one. Always set.
+   */
+  booking?: BookingV2 | undefined;
 }
 
 /** The request of CancelBooking. */
@@ -224,8 +245,8 @@ export interface CancelBookingRequest {
 
 /** The response of CancelBooking. */
 export interface CancelBookingResponse {
-  /** The booking v1 cancelled. */
-  bookingV1Cancelled?: BookingV1Cancelled | undefined;
+  /** The booking cancelled: `cancelled`, with `cancelled_at`, the instant of the cancellation. Always set. */
+  booking?: BookingV2 | undefined;
 }
 
 function createBaseListBookingsRequest(): ListBookingsRequest {
@@ -780,13 +801,15 @@ export const ListSlotsRequest: MessageFns<ListSlotsRequest> = {
 };
 
 function createBaseListSlotsResponse(): ListSlotsResponse {
-  return { slotsV1Page: undefined };
+  return { slots: [] };
 }
 
 export const ListSlotsResponse: MessageFns<ListSlotsResponse> = {
   encode(message: ListSlotsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.slotsV1Page !== undefined) {
-      SlotsV1Page.encode(message.slotsV1Page, writer.uint32(130).fork()).join();
+    if (message.slots !== undefined && message.slots.length !== 0) {
+      for (const v of message.slots) {
+        BookableSlot.encode(v!, writer.uint32(138).fork()).join();
+      }
     }
     return writer;
   },
@@ -804,12 +827,15 @@ export const ListSlotsResponse: MessageFns<ListSlotsResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.slotsV1Page = SlotsV1Page.decode(reader, reader.uint32());
+            const el = BookableSlot.decode(reader, reader.uint32());
+            if (el !== undefined) {
+              message.slots!.push(el);
+            }
             continue;
           }
         }
@@ -826,18 +852,14 @@ export const ListSlotsResponse: MessageFns<ListSlotsResponse> = {
 
   fromJSON(object: any): ListSlotsResponse {
     return {
-      slotsV1Page: isSet(object.slotsV1Page)
-        ? SlotsV1Page.fromJSON(object.slotsV1Page)
-        : isSet(object.slots_v1_page)
-        ? SlotsV1Page.fromJSON(object.slots_v1_page)
-        : undefined,
+      slots: globalThis.Array.isArray(object?.slots) ? object.slots.map((e: any) => BookableSlot.fromJSON(e)) : [],
     };
   },
 
   toJSON(message: ListSlotsResponse): unknown {
     const obj: any = {};
-    if (message.slotsV1Page !== undefined) {
-      obj.slotsV1Page = SlotsV1Page.toJSON(message.slotsV1Page);
+    if (message.slots?.length) {
+      obj.slots = message.slots.map((e) => BookableSlot.toJSON(e));
     }
     return obj;
   },
@@ -847,9 +869,7 @@ export const ListSlotsResponse: MessageFns<ListSlotsResponse> = {
   },
   fromPartial(object: DeepPartial<ListSlotsResponse>): ListSlotsResponse {
     const message = createBaseListSlotsResponse();
-    message.slotsV1Page = (object.slotsV1Page !== undefined && object.slotsV1Page !== null)
-      ? SlotsV1Page.fromPartial(object.slotsV1Page)
-      : undefined;
+    message.slots = object.slots?.map((e) => BookableSlot.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1103,13 +1123,16 @@ export const BookSlotRequest_Attendee: MessageFns<BookSlotRequest_Attendee> = {
 };
 
 function createBaseBookSlotResponse(): BookSlotResponse {
-  return { bookingV1Created: undefined };
+  return { booking: undefined, confirmationToken: "" };
 }
 
 export const BookSlotResponse: MessageFns<BookSlotResponse> = {
   encode(message: BookSlotResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV1Created !== undefined) {
-      BookingV1Created.encode(message.bookingV1Created, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(138).fork()).join();
+    }
+    if (message.confirmationToken !== undefined && message.confirmationToken !== "") {
+      writer.uint32(146).string(message.confirmationToken);
     }
     return writer;
   },
@@ -1127,12 +1150,20 @@ export const BookSlotResponse: MessageFns<BookSlotResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.bookingV1Created = BookingV1Created.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.confirmationToken = reader.string();
             continue;
           }
         }
@@ -1149,18 +1180,22 @@ export const BookSlotResponse: MessageFns<BookSlotResponse> = {
 
   fromJSON(object: any): BookSlotResponse {
     return {
-      bookingV1Created: isSet(object.bookingV1Created)
-        ? BookingV1Created.fromJSON(object.bookingV1Created)
-        : isSet(object.booking_v1_created)
-        ? BookingV1Created.fromJSON(object.booking_v1_created)
-        : undefined,
+      booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined,
+      confirmationToken: isSet(object.confirmationToken)
+        ? globalThis.String(object.confirmationToken)
+        : isSet(object.confirmation_token)
+        ? globalThis.String(object.confirmation_token)
+        : "",
     };
   },
 
   toJSON(message: BookSlotResponse): unknown {
     const obj: any = {};
-    if (message.bookingV1Created !== undefined) {
-      obj.bookingV1Created = BookingV1Created.toJSON(message.bookingV1Created);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
+    }
+    if (message.confirmationToken !== undefined && message.confirmationToken !== "") {
+      obj.confirmationToken = message.confirmationToken;
     }
     return obj;
   },
@@ -1170,9 +1205,10 @@ export const BookSlotResponse: MessageFns<BookSlotResponse> = {
   },
   fromPartial(object: DeepPartial<BookSlotResponse>): BookSlotResponse {
     const message = createBaseBookSlotResponse();
-    message.bookingV1Created = (object.bookingV1Created !== undefined && object.bookingV1Created !== null)
-      ? BookingV1Created.fromPartial(object.bookingV1Created)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
+    message.confirmationToken = object.confirmationToken ?? "";
     return message;
   },
 };
@@ -1263,13 +1299,16 @@ export const ConfirmBookingRequest: MessageFns<ConfirmBookingRequest> = {
 };
 
 function createBaseConfirmBookingResponse(): ConfirmBookingResponse {
-  return { bookingV1ConfirmResult: undefined, htmlPage: "" };
+  return { bookingId: "", bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED, htmlPage: "" };
 }
 
 export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
   encode(message: ConfirmBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV1ConfirmResult !== undefined) {
-      BookingV1ConfirmResult.encode(message.bookingV1ConfirmResult, writer.uint32(130).fork()).join();
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      writer.uint32(138).string(message.bookingId);
+    }
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      writer.uint32(144).int32(bookingStatusToNumber(message.bookingStatus));
     }
     if (message.htmlPage !== undefined && message.htmlPage !== "") {
       writer.uint32(122).string(message.htmlPage);
@@ -1290,12 +1329,20 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.bookingV1ConfirmResult = BookingV1ConfirmResult.decode(reader, reader.uint32());
+            message.bookingId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.bookingStatus = bookingStatusFromJSON(reader.int32());
             continue;
           }
           case 15: {
@@ -1320,11 +1367,16 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
 
   fromJSON(object: any): ConfirmBookingResponse {
     return {
-      bookingV1ConfirmResult: isSet(object.bookingV1ConfirmResult)
-        ? BookingV1ConfirmResult.fromJSON(object.bookingV1ConfirmResult)
-        : isSet(object.booking_v1_confirm_result)
-        ? BookingV1ConfirmResult.fromJSON(object.booking_v1_confirm_result)
-        : undefined,
+      bookingId: isSet(object.bookingId)
+        ? globalThis.String(object.bookingId)
+        : isSet(object.booking_id)
+        ? globalThis.String(object.booking_id)
+        : "",
+      bookingStatus: isSet(object.bookingStatus)
+        ? bookingStatusFromJSON(object.bookingStatus)
+        : isSet(object.booking_status)
+        ? bookingStatusFromJSON(object.booking_status)
+        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
       htmlPage: isSet(object.htmlPage)
         ? globalThis.String(object.htmlPage)
         : isSet(object.html_page)
@@ -1335,8 +1387,11 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
 
   toJSON(message: ConfirmBookingResponse): unknown {
     const obj: any = {};
-    if (message.bookingV1ConfirmResult !== undefined) {
-      obj.bookingV1ConfirmResult = BookingV1ConfirmResult.toJSON(message.bookingV1ConfirmResult);
+    if (message.bookingId !== undefined && message.bookingId !== "") {
+      obj.bookingId = message.bookingId;
+    }
+    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
+      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
     }
     if (message.htmlPage !== undefined && message.htmlPage !== "") {
       obj.htmlPage = message.htmlPage;
@@ -1349,10 +1404,8 @@ export const ConfirmBookingResponse: MessageFns<ConfirmBookingResponse> = {
   },
   fromPartial(object: DeepPartial<ConfirmBookingResponse>): ConfirmBookingResponse {
     const message = createBaseConfirmBookingResponse();
-    message.bookingV1ConfirmResult =
-      (object.bookingV1ConfirmResult !== undefined && object.bookingV1ConfirmResult !== null)
-        ? BookingV1ConfirmResult.fromPartial(object.bookingV1ConfirmResult)
-        : undefined;
+    message.bookingId = object.bookingId ?? "";
+    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
     message.htmlPage = object.htmlPage ?? "";
     return message;
   },
@@ -1476,13 +1529,13 @@ export const RescheduleBookingRequest: MessageFns<RescheduleBookingRequest> = {
 };
 
 function createBaseRescheduleBookingResponse(): RescheduleBookingResponse {
-  return { bookingV1Rescheduled: undefined };
+  return { booking: undefined };
 }
 
 export const RescheduleBookingResponse: MessageFns<RescheduleBookingResponse> = {
   encode(message: RescheduleBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV1Rescheduled !== undefined) {
-      BookingV1Rescheduled.encode(message.bookingV1Rescheduled, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -1500,12 +1553,12 @@ export const RescheduleBookingResponse: MessageFns<RescheduleBookingResponse> = 
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.bookingV1Rescheduled = BookingV1Rescheduled.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1521,19 +1574,13 @@ export const RescheduleBookingResponse: MessageFns<RescheduleBookingResponse> = 
   },
 
   fromJSON(object: any): RescheduleBookingResponse {
-    return {
-      bookingV1Rescheduled: isSet(object.bookingV1Rescheduled)
-        ? BookingV1Rescheduled.fromJSON(object.bookingV1Rescheduled)
-        : isSet(object.booking_v1_rescheduled)
-        ? BookingV1Rescheduled.fromJSON(object.booking_v1_rescheduled)
-        : undefined,
-    };
+    return { booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined };
   },
 
   toJSON(message: RescheduleBookingResponse): unknown {
     const obj: any = {};
-    if (message.bookingV1Rescheduled !== undefined) {
-      obj.bookingV1Rescheduled = BookingV1Rescheduled.toJSON(message.bookingV1Rescheduled);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
     }
     return obj;
   },
@@ -1543,8 +1590,8 @@ export const RescheduleBookingResponse: MessageFns<RescheduleBookingResponse> = 
   },
   fromPartial(object: DeepPartial<RescheduleBookingResponse>): RescheduleBookingResponse {
     const message = createBaseRescheduleBookingResponse();
-    message.bookingV1Rescheduled = (object.bookingV1Rescheduled !== undefined && object.bookingV1Rescheduled !== null)
-      ? BookingV1Rescheduled.fromPartial(object.bookingV1Rescheduled)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
     return message;
   },
@@ -1636,13 +1683,13 @@ export const CancelBookingRequest: MessageFns<CancelBookingRequest> = {
 };
 
 function createBaseCancelBookingResponse(): CancelBookingResponse {
-  return { bookingV1Cancelled: undefined };
+  return { booking: undefined };
 }
 
 export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
   encode(message: CancelBookingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingV1Cancelled !== undefined) {
-      BookingV1Cancelled.encode(message.bookingV1Cancelled, writer.uint32(130).fork()).join();
+    if (message.booking !== undefined) {
+      BookingV2.encode(message.booking, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -1660,12 +1707,12 @@ export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 16: {
-            if (tag !== 130) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.bookingV1Cancelled = BookingV1Cancelled.decode(reader, reader.uint32());
+            message.booking = BookingV2.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1681,19 +1728,13 @@ export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
   },
 
   fromJSON(object: any): CancelBookingResponse {
-    return {
-      bookingV1Cancelled: isSet(object.bookingV1Cancelled)
-        ? BookingV1Cancelled.fromJSON(object.bookingV1Cancelled)
-        : isSet(object.booking_v1_cancelled)
-        ? BookingV1Cancelled.fromJSON(object.booking_v1_cancelled)
-        : undefined,
-    };
+    return { booking: isSet(object.booking) ? BookingV2.fromJSON(object.booking) : undefined };
   },
 
   toJSON(message: CancelBookingResponse): unknown {
     const obj: any = {};
-    if (message.bookingV1Cancelled !== undefined) {
-      obj.bookingV1Cancelled = BookingV1Cancelled.toJSON(message.bookingV1Cancelled);
+    if (message.booking !== undefined) {
+      obj.booking = BookingV2.toJSON(message.booking);
     }
     return obj;
   },
@@ -1703,8 +1744,8 @@ export const CancelBookingResponse: MessageFns<CancelBookingResponse> = {
   },
   fromPartial(object: DeepPartial<CancelBookingResponse>): CancelBookingResponse {
     const message = createBaseCancelBookingResponse();
-    message.bookingV1Cancelled = (object.bookingV1Cancelled !== undefined && object.bookingV1Cancelled !== null)
-      ? BookingV1Cancelled.fromPartial(object.bookingV1Cancelled)
+    message.booking = (object.booking !== undefined && object.booking !== null)
+      ? BookingV2.fromPartial(object.booking)
       : undefined;
     return message;
   },
@@ -1746,8 +1787,8 @@ export const BookingServiceService = {
   /**
    * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
    * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
-   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
-   * with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
+   * notice are left out. Answers the slots of one provider and service on one local date; use an available slot's
+   * `id` with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   listSlots: {
     path: "/scheduling.v1.BookingService/ListSlots" as const,
@@ -1760,10 +1801,10 @@ export const BookingServiceService = {
   },
   /**
    * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
-   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
-   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers its confirmation token; the slot
-   * must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body answers
-   * the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a slot
+   * succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation token;
+   * the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body
+   * answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
    * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
    * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
@@ -1778,10 +1819,10 @@ export const BookingServiceService = {
   },
   /**
    * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
-   * answers a small HTML page, or `booking_id` and `booking_status` with `Accept: application/json`. Following it
-   * again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
-   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong
+   * token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the pending booking named by the link;
+   * the token from the e-mail or the create answer is the credential. Errors beyond the common ones: NOT_FOUND
+   * `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   confirmBooking: {
     path: "/scheduling.v1.BookingService/ConfirmBooking" as const,
@@ -1816,11 +1857,11 @@ export const BookingServiceService = {
     responseDeserialize: (value: Buffer): RescheduleBookingResponse => RescheduleBookingResponse.decode(value),
   },
   /**
-   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
-   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
-   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
-   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers the
+   * cancelled booking. Cancels the booking; its `reason` is optional. `idempotency-key` is optional: a retry with the
+   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones:
+   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED
+   * `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking: {
     path: "/scheduling.v1.BookingService/CancelBooking" as const,
@@ -1848,26 +1889,26 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
   /**
    * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
    * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
-   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
-   * with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
+   * notice are left out. Answers the slots of one provider and service on one local date; use an available slot's
+   * `id` with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   listSlots: handleUnaryCall<ListSlotsRequest, ListSlotsResponse>;
   /**
    * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
-   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
-   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers its confirmation token; the slot
-   * must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body answers
-   * the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a slot
+   * succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation token;
+   * the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body
+   * answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
    * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
    * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
   bookSlot: handleUnaryCall<BookSlotRequest, BookSlotResponse>;
   /**
    * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
-   * answers a small HTML page, or `booking_id` and `booking_status` with `Accept: application/json`. Following it
-   * again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
-   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong
+   * token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the pending booking named by the link;
+   * the token from the e-mail or the create answer is the credential. Errors beyond the common ones: NOT_FOUND
+   * `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   confirmBooking: handleUnaryCall<ConfirmBookingRequest, ConfirmBookingResponse>;
   /**
@@ -1882,11 +1923,11 @@ export interface BookingServiceServer extends UntypedServiceImplementation {
    */
   rescheduleBooking: handleUnaryCall<RescheduleBookingRequest, RescheduleBookingResponse>;
   /**
-   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
-   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
-   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
-   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers the
+   * cancelled booking. Cancels the booking; its `reason` is optional. `idempotency-key` is optional: a retry with the
+   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones:
+   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED
+   * `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking: handleUnaryCall<CancelBookingRequest, CancelBookingResponse>;
 }
@@ -1933,8 +1974,8 @@ export interface BookingServiceClient extends Client {
   /**
    * The slots of one local date in the provider's schedule timezone, stepped by the service's slot interval; taken
    * ones (bookings, active holds, buffers included) have `available: false`. Past slots and slots inside the minimum
-   * notice are left out. Answers the bookable slots of one provider and service on one local date; use a slot's `id`
-   * with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
+   * notice are left out. Answers the slots of one provider and service on one local date; use an available slot's
+   * `id` with BookSlot. Errors beyond the common ones: NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`.
    */
   listSlots(
     request: ListSlotsRequest,
@@ -1953,10 +1994,10 @@ export interface BookingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Book a slot directly: a `pending` booking that holds its slot; the attendee gets an e-mail with the confirmation
-   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a
-   * slot succeeds. Creates a pending booking on a slot id from ListSlots and answers its confirmation token; the slot
-   * must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body answers
-   * the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
+   * link (sent for live keys when SMTP is configured, else only stored). Exactly one of concurrent requests for a slot
+   * succeeds. Creates a pending booking on a slot id from ListSlots and answers the booking and its confirmation token;
+   * the slot must be free and inside availability. `idempotency-key` is optional: a retry with the same key and body
+   * answers the first booking (kept with the booking). Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`,
    * ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `PROVIDER_NOT_FOUND`, NOT_FOUND `SERVICE_NOT_FOUND`,
    * FAILED_PRECONDITION `SLOT_OUTSIDE_AVAILABILITY`, ABORTED `SLOT_UNAVAILABLE`.
    */
@@ -1977,10 +2018,10 @@ export interface BookingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * The e-mailed confirmation link (no Authorization: the token is the credential). Confirms a pending booking and
-   * answers a small HTML page, or `booking_id` and `booking_status` with `Accept: application/json`. Following it
-   * again is still 200; a wrong token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the
-   * pending booking named by the link; the token from the e-mail or the create answer is the credential. Errors
-   * beyond the common ones: NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * answers a small HTML page, or the booking with `accept: application/json`. Following it again is still 200; a wrong
+   * token is NOT_FOUND; a cancelled or rescheduled booking is ABORTED. Confirms the pending booking named by the link;
+   * the token from the e-mail or the create answer is the credential. Errors beyond the common ones: NOT_FOUND
+   * `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
    */
   confirmBooking(
     request: ConfirmBookingRequest,
@@ -2023,11 +2064,11 @@ export interface BookingServiceClient extends Client {
     callback: (error: ServiceError | null, response: RescheduleBookingResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers bare
-   * `booking_id`, `status` and `cancelled_at`. Cancels the booking; the body and its `reason` are optional.
-   * `idempotency-key` is optional: a retry with the same key and body answers the first cancellation (kept with it)
-   * instead of ABORTED. Errors beyond the common ones: ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED
-   * `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED `BOOKING_STATE_CONFLICT`.
+   * Cancel a pending or confirmed booking (frees its slot, emits booking.cancelled, e-mails a notice); answers the
+   * cancelled booking. Cancels the booking; its `reason` is optional. `idempotency-key` is optional: a retry with the
+   * same key and body answers the first cancellation (kept with it) instead of ABORTED. Errors beyond the common ones:
+   * ABORTED `IDEMPOTENCY_KEY_REUSED`, ABORTED `IDEMPOTENCY_REQUEST_IN_PROGRESS`, NOT_FOUND `BOOKING_NOT_FOUND`, ABORTED
+   * `BOOKING_STATE_CONFLICT`.
    */
   cancelBooking(
     request: CancelBookingRequest,

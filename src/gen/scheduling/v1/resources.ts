@@ -1468,92 +1468,35 @@ export interface AuditEvent {
   timestamp?: Date | undefined;
 }
 
-/** A booking cancelled (v1 shape). */
-export interface BookingV1Cancelled {
-  /** The id of the booking. */
-  bookingId?:
-    | string
-    | undefined;
-  /** The status. */
-  status?:
-    | string
-    | undefined;
-  /** When it was cancelled. */
-  cancelledAt?: Date | undefined;
-}
-
-/** A booking confirm result (v1 shape). */
-export interface BookingV1ConfirmResult {
-  /** The id of the booking. */
-  bookingId?:
-    | string
-    | undefined;
-  /** The booking status. */
-  bookingStatus?: BookingStatus | undefined;
-}
-
-/** A booking created (v1 shape). */
-export interface BookingV1Created {
-  /** The items of this page. */
-  data?: BookingV1Created_Data | undefined;
-}
-
-/** The data. */
-export interface BookingV1Created_Data {
-  /** The id of the data. */
+/**
+ * A slot of one provider's availability for one service on one local date: the time BookSlot books when it is
+ * `available`.
+ */
+export interface BookableSlot {
+  /**
+   * The opaque id of the slot, to send as BookSlot's `slot_id` (it names the provider, the service and the start). At
+   * most 1024 characters.
+   */
   id?:
     | string
     | undefined;
-  /** The booking status. */
-  bookingStatus?:
-    | BookingStatus
-    | undefined;
-  /** The title. */
-  title?:
-    | string
-    | undefined;
-  /** Start, ISO 8601 UTC. */
+  /** The local date of the start in the provider's schedule timezone, YYYY-MM-DD. */
   date?:
-    | Date
-    | undefined;
-  /** End, ISO 8601 UTC. */
-  endTime?:
-    | Date
-    | undefined;
-  /** The token to confirm. */
-  tokenToConfirm?:
     | string
     | undefined;
-  /** The id of the resolution. Unset when there is none. */
-  resolutionId?: string | undefined;
-}
-
-/** A booking rescheduled (v1 shape). */
-export interface BookingV1Rescheduled {
-  /** The items of this page. */
-  data?: BookingV1Rescheduled_Data | undefined;
-}
-
-/** The data. */
-export interface BookingV1Rescheduled_Data {
-  /** The id of the data. */
-  id?:
+  /** The local wall-clock start in that timezone, HH:MM (24-hour clock). */
+  time?:
     | string
     | undefined;
-  /** The booking status. */
-  bookingStatus?:
-    | BookingStatus
-    | undefined;
-  /** The title. */
-  title?:
+  /** The start as a person reads it, 12-hour clock: `9:00 AM`, `12:30 PM`. */
+  label?:
     | string
     | undefined;
-  /** The date. */
-  date?:
-    | Date
-    | undefined;
-  /** The end time. */
-  endTime?: Date | undefined;
+  /**
+   * False when the slot overlaps a booking, an active hold or their buffers (BookSlot then answers
+   * `SLOT_UNAVAILABLE`).
+   */
+  available?: boolean | undefined;
 }
 
 /** A booking, made by confirming a resolution option or booked directly (`source`). */
@@ -5076,38 +5019,6 @@ export interface SimulationResult_Ranked_RankingFactors {
   points?: number | undefined;
 }
 
-/** A slot (v1 shape). */
-export interface SlotV1 {
-  /** Opaque slot id accepted by BookSlot. */
-  id?:
-    | string
-    | undefined;
-  /** Local date, YYYY-MM-DD. */
-  date?:
-    | string
-    | undefined;
-  /** Local wall-clock time, HH:MM. */
-  time?:
-    | string
-    | undefined;
-  /** Display text such as `9:00 AM`. */
-  label?:
-    | string
-    | undefined;
-  /** Available. */
-  available?: boolean | undefined;
-}
-
-/** A page of slotss (v1 shape). */
-export interface SlotsV1Page {
-  /** The slots. */
-  slots?:
-    | SlotV1[]
-    | undefined;
-  /** The total. At least 0. */
-  total?: number | undefined;
-}
-
 /** Who caused a step of an actor. */
 export interface StepCause {
   /** The kind of cause. */
@@ -7616,25 +7527,31 @@ export const AuditEvent: MessageFns<AuditEvent> = {
   },
 };
 
-function createBaseBookingV1Cancelled(): BookingV1Cancelled {
-  return { bookingId: "", status: "", cancelledAt: undefined };
+function createBaseBookableSlot(): BookableSlot {
+  return { id: "", date: "", time: "", label: "", available: false };
 }
 
-export const BookingV1Cancelled: MessageFns<BookingV1Cancelled> = {
-  encode(message: BookingV1Cancelled, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingId !== undefined && message.bookingId !== "") {
-      writer.uint32(10).string(message.bookingId);
+export const BookableSlot: MessageFns<BookableSlot> = {
+  encode(message: BookableSlot, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== undefined && message.id !== "") {
+      writer.uint32(10).string(message.id);
     }
-    if (message.status !== undefined && message.status !== "") {
-      writer.uint32(18).string(message.status);
+    if (message.date !== undefined && message.date !== "") {
+      writer.uint32(18).string(message.date);
     }
-    if (message.cancelledAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.cancelledAt), writer.uint32(26).fork()).join();
+    if (message.time !== undefined && message.time !== "") {
+      writer.uint32(26).string(message.time);
+    }
+    if (message.label !== undefined && message.label !== "") {
+      writer.uint32(34).string(message.label);
+    }
+    if (message.available !== undefined && message.available !== false) {
+      writer.uint32(40).bool(message.available);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1Cancelled {
+  decode(input: BinaryReader | Uint8Array, length?: number): BookableSlot {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -7643,7 +7560,7 @@ export const BookingV1Cancelled: MessageFns<BookingV1Cancelled> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1Cancelled();
+      const message = createBaseBookableSlot();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -7652,7 +7569,7 @@ export const BookingV1Cancelled: MessageFns<BookingV1Cancelled> = {
               break;
             }
 
-            message.bookingId = reader.string();
+            message.id = reader.string();
             continue;
           }
           case 2: {
@@ -7660,7 +7577,7 @@ export const BookingV1Cancelled: MessageFns<BookingV1Cancelled> = {
               break;
             }
 
-            message.status = reader.string();
+            message.date = reader.string();
             continue;
           }
           case 3: {
@@ -7668,298 +7585,7 @@ export const BookingV1Cancelled: MessageFns<BookingV1Cancelled> = {
               break;
             }
 
-            message.cancelledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1Cancelled {
-    return {
-      bookingId: isSet(object.bookingId)
-        ? globalThis.String(object.bookingId)
-        : isSet(object.booking_id)
-        ? globalThis.String(object.booking_id)
-        : "",
-      status: isSet(object.status) ? globalThis.String(object.status) : "",
-      cancelledAt: isSet(object.cancelledAt)
-        ? fromJsonTimestamp(object.cancelledAt)
-        : isSet(object.cancelled_at)
-        ? fromJsonTimestamp(object.cancelled_at)
-        : undefined,
-    };
-  },
-
-  toJSON(message: BookingV1Cancelled): unknown {
-    const obj: any = {};
-    if (message.bookingId !== undefined && message.bookingId !== "") {
-      obj.bookingId = message.bookingId;
-    }
-    if (message.status !== undefined && message.status !== "") {
-      obj.status = message.status;
-    }
-    if (message.cancelledAt !== undefined) {
-      obj.cancelledAt = message.cancelledAt.toISOString();
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1Cancelled>): BookingV1Cancelled {
-    return BookingV1Cancelled.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1Cancelled>): BookingV1Cancelled {
-    const message = createBaseBookingV1Cancelled();
-    message.bookingId = object.bookingId ?? "";
-    message.status = object.status ?? "";
-    message.cancelledAt = object.cancelledAt ?? undefined;
-    return message;
-  },
-};
-
-function createBaseBookingV1ConfirmResult(): BookingV1ConfirmResult {
-  return { bookingId: "", bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED };
-}
-
-export const BookingV1ConfirmResult: MessageFns<BookingV1ConfirmResult> = {
-  encode(message: BookingV1ConfirmResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bookingId !== undefined && message.bookingId !== "") {
-      writer.uint32(10).string(message.bookingId);
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      writer.uint32(24).int32(bookingStatusToNumber(message.bookingStatus));
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1ConfirmResult {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1ConfirmResult();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.bookingId = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.bookingStatus = bookingStatusFromJSON(reader.int32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1ConfirmResult {
-    return {
-      bookingId: isSet(object.bookingId)
-        ? globalThis.String(object.bookingId)
-        : isSet(object.booking_id)
-        ? globalThis.String(object.booking_id)
-        : "",
-      bookingStatus: isSet(object.bookingStatus)
-        ? bookingStatusFromJSON(object.bookingStatus)
-        : isSet(object.booking_status)
-        ? bookingStatusFromJSON(object.booking_status)
-        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-    };
-  },
-
-  toJSON(message: BookingV1ConfirmResult): unknown {
-    const obj: any = {};
-    if (message.bookingId !== undefined && message.bookingId !== "") {
-      obj.bookingId = message.bookingId;
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1ConfirmResult>): BookingV1ConfirmResult {
-    return BookingV1ConfirmResult.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1ConfirmResult>): BookingV1ConfirmResult {
-    const message = createBaseBookingV1ConfirmResult();
-    message.bookingId = object.bookingId ?? "";
-    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
-    return message;
-  },
-};
-
-function createBaseBookingV1Created(): BookingV1Created {
-  return { data: undefined };
-}
-
-export const BookingV1Created: MessageFns<BookingV1Created> = {
-  encode(message: BookingV1Created, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.data !== undefined) {
-      BookingV1Created_Data.encode(message.data, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1Created {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1Created();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.data = BookingV1Created_Data.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1Created {
-    return { data: isSet(object.data) ? BookingV1Created_Data.fromJSON(object.data) : undefined };
-  },
-
-  toJSON(message: BookingV1Created): unknown {
-    const obj: any = {};
-    if (message.data !== undefined) {
-      obj.data = BookingV1Created_Data.toJSON(message.data);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1Created>): BookingV1Created {
-    return BookingV1Created.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1Created>): BookingV1Created {
-    const message = createBaseBookingV1Created();
-    message.data = (object.data !== undefined && object.data !== null)
-      ? BookingV1Created_Data.fromPartial(object.data)
-      : undefined;
-    return message;
-  },
-};
-
-function createBaseBookingV1Created_Data(): BookingV1Created_Data {
-  return {
-    id: "",
-    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-    title: "",
-    date: undefined,
-    endTime: undefined,
-    tokenToConfirm: "",
-    resolutionId: undefined,
-  };
-}
-
-export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
-  encode(message: BookingV1Created_Data, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.id !== undefined && message.id !== "") {
-      writer.uint32(10).string(message.id);
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      writer.uint32(64).int32(bookingStatusToNumber(message.bookingStatus));
-    }
-    if (message.title !== undefined && message.title !== "") {
-      writer.uint32(26).string(message.title);
-    }
-    if (message.date !== undefined) {
-      Timestamp.encode(toTimestamp(message.date), writer.uint32(34).fork()).join();
-    }
-    if (message.endTime !== undefined) {
-      Timestamp.encode(toTimestamp(message.endTime), writer.uint32(42).fork()).join();
-    }
-    if (message.tokenToConfirm !== undefined && message.tokenToConfirm !== "") {
-      writer.uint32(50).string(message.tokenToConfirm);
-    }
-    if (message.resolutionId !== undefined) {
-      writer.uint32(58).string(message.resolutionId);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1Created_Data {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1Created_Data();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.id = reader.string();
-            continue;
-          }
-          case 8: {
-            if (tag !== 64) {
-              break;
-            }
-
-            message.bookingStatus = bookingStatusFromJSON(reader.int32());
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.title = reader.string();
+            message.time = reader.string();
             continue;
           }
           case 4: {
@@ -7967,31 +7593,15 @@ export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
               break;
             }
 
-            message.date = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.label = reader.string();
             continue;
           }
           case 5: {
-            if (tag !== 42) {
+            if (tag !== 40) {
               break;
             }
 
-            message.endTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.tokenToConfirm = reader.string();
-            continue;
-          }
-          case 7: {
-            if (tag !== 58) {
-              break;
-            }
-
-            message.resolutionId = reader.string();
+            message.available = reader.bool();
             continue;
           }
         }
@@ -8006,288 +7616,46 @@ export const BookingV1Created_Data: MessageFns<BookingV1Created_Data> = {
     }
   },
 
-  fromJSON(object: any): BookingV1Created_Data {
+  fromJSON(object: any): BookableSlot {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      bookingStatus: isSet(object.bookingStatus)
-        ? bookingStatusFromJSON(object.bookingStatus)
-        : isSet(object.booking_status)
-        ? bookingStatusFromJSON(object.booking_status)
-        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-      title: isSet(object.title) ? globalThis.String(object.title) : "",
-      date: isSet(object.date) ? fromJsonTimestamp(object.date) : undefined,
-      endTime: isSet(object.endTime)
-        ? fromJsonTimestamp(object.endTime)
-        : isSet(object.end_time)
-        ? fromJsonTimestamp(object.end_time)
-        : undefined,
-      tokenToConfirm: isSet(object.tokenToConfirm)
-        ? globalThis.String(object.tokenToConfirm)
-        : isSet(object.token_to_confirm)
-        ? globalThis.String(object.token_to_confirm)
-        : "",
-      resolutionId: isSet(object.resolutionId)
-        ? globalThis.String(object.resolutionId)
-        : isSet(object.resolution_id)
-        ? globalThis.String(object.resolution_id)
-        : undefined,
+      date: isSet(object.date) ? globalThis.String(object.date) : "",
+      time: isSet(object.time) ? globalThis.String(object.time) : "",
+      label: isSet(object.label) ? globalThis.String(object.label) : "",
+      available: isSet(object.available) ? globalThis.Boolean(object.available) : false,
     };
   },
 
-  toJSON(message: BookingV1Created_Data): unknown {
+  toJSON(message: BookableSlot): unknown {
     const obj: any = {};
     if (message.id !== undefined && message.id !== "") {
       obj.id = message.id;
     }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
+    if (message.date !== undefined && message.date !== "") {
+      obj.date = message.date;
     }
-    if (message.title !== undefined && message.title !== "") {
-      obj.title = message.title;
+    if (message.time !== undefined && message.time !== "") {
+      obj.time = message.time;
     }
-    if (message.date !== undefined) {
-      obj.date = message.date.toISOString();
+    if (message.label !== undefined && message.label !== "") {
+      obj.label = message.label;
     }
-    if (message.endTime !== undefined) {
-      obj.endTime = message.endTime.toISOString();
-    }
-    if (message.tokenToConfirm !== undefined && message.tokenToConfirm !== "") {
-      obj.tokenToConfirm = message.tokenToConfirm;
-    }
-    if (message.resolutionId !== undefined) {
-      obj.resolutionId = message.resolutionId;
+    if (message.available !== undefined && message.available !== false) {
+      obj.available = message.available;
     }
     return obj;
   },
 
-  create(base?: DeepPartial<BookingV1Created_Data>): BookingV1Created_Data {
-    return BookingV1Created_Data.fromPartial(base ?? {});
+  create(base?: DeepPartial<BookableSlot>): BookableSlot {
+    return BookableSlot.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<BookingV1Created_Data>): BookingV1Created_Data {
-    const message = createBaseBookingV1Created_Data();
+  fromPartial(object: DeepPartial<BookableSlot>): BookableSlot {
+    const message = createBaseBookableSlot();
     message.id = object.id ?? "";
-    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
-    message.title = object.title ?? "";
-    message.date = object.date ?? undefined;
-    message.endTime = object.endTime ?? undefined;
-    message.tokenToConfirm = object.tokenToConfirm ?? "";
-    message.resolutionId = object.resolutionId ?? undefined;
-    return message;
-  },
-};
-
-function createBaseBookingV1Rescheduled(): BookingV1Rescheduled {
-  return { data: undefined };
-}
-
-export const BookingV1Rescheduled: MessageFns<BookingV1Rescheduled> = {
-  encode(message: BookingV1Rescheduled, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.data !== undefined) {
-      BookingV1Rescheduled_Data.encode(message.data, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1Rescheduled {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1Rescheduled();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.data = BookingV1Rescheduled_Data.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1Rescheduled {
-    return { data: isSet(object.data) ? BookingV1Rescheduled_Data.fromJSON(object.data) : undefined };
-  },
-
-  toJSON(message: BookingV1Rescheduled): unknown {
-    const obj: any = {};
-    if (message.data !== undefined) {
-      obj.data = BookingV1Rescheduled_Data.toJSON(message.data);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1Rescheduled>): BookingV1Rescheduled {
-    return BookingV1Rescheduled.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1Rescheduled>): BookingV1Rescheduled {
-    const message = createBaseBookingV1Rescheduled();
-    message.data = (object.data !== undefined && object.data !== null)
-      ? BookingV1Rescheduled_Data.fromPartial(object.data)
-      : undefined;
-    return message;
-  },
-};
-
-function createBaseBookingV1Rescheduled_Data(): BookingV1Rescheduled_Data {
-  return {
-    id: "",
-    bookingStatus: BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-    title: "",
-    date: undefined,
-    endTime: undefined,
-  };
-}
-
-export const BookingV1Rescheduled_Data: MessageFns<BookingV1Rescheduled_Data> = {
-  encode(message: BookingV1Rescheduled_Data, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.id !== undefined && message.id !== "") {
-      writer.uint32(10).string(message.id);
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      writer.uint32(48).int32(bookingStatusToNumber(message.bookingStatus));
-    }
-    if (message.title !== undefined && message.title !== "") {
-      writer.uint32(26).string(message.title);
-    }
-    if (message.date !== undefined) {
-      Timestamp.encode(toTimestamp(message.date), writer.uint32(34).fork()).join();
-    }
-    if (message.endTime !== undefined) {
-      Timestamp.encode(toTimestamp(message.endTime), writer.uint32(42).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BookingV1Rescheduled_Data {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBookingV1Rescheduled_Data();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.id = reader.string();
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.bookingStatus = bookingStatusFromJSON(reader.int32());
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.title = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.date = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.endTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BookingV1Rescheduled_Data {
-    return {
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-      bookingStatus: isSet(object.bookingStatus)
-        ? bookingStatusFromJSON(object.bookingStatus)
-        : isSet(object.booking_status)
-        ? bookingStatusFromJSON(object.booking_status)
-        : BookingStatus.BOOKING_STATUS_UNSPECIFIED,
-      title: isSet(object.title) ? globalThis.String(object.title) : "",
-      date: isSet(object.date) ? fromJsonTimestamp(object.date) : undefined,
-      endTime: isSet(object.endTime)
-        ? fromJsonTimestamp(object.endTime)
-        : isSet(object.end_time)
-        ? fromJsonTimestamp(object.end_time)
-        : undefined,
-    };
-  },
-
-  toJSON(message: BookingV1Rescheduled_Data): unknown {
-    const obj: any = {};
-    if (message.id !== undefined && message.id !== "") {
-      obj.id = message.id;
-    }
-    if (message.bookingStatus !== undefined && message.bookingStatus !== BookingStatus.BOOKING_STATUS_UNSPECIFIED) {
-      obj.bookingStatus = bookingStatusToJSON(message.bookingStatus);
-    }
-    if (message.title !== undefined && message.title !== "") {
-      obj.title = message.title;
-    }
-    if (message.date !== undefined) {
-      obj.date = message.date.toISOString();
-    }
-    if (message.endTime !== undefined) {
-      obj.endTime = message.endTime.toISOString();
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<BookingV1Rescheduled_Data>): BookingV1Rescheduled_Data {
-    return BookingV1Rescheduled_Data.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<BookingV1Rescheduled_Data>): BookingV1Rescheduled_Data {
-    const message = createBaseBookingV1Rescheduled_Data();
-    message.id = object.id ?? "";
-    message.bookingStatus = object.bookingStatus ?? BookingStatus.BOOKING_STATUS_UNSPECIFIED;
-    message.title = object.title ?? "";
-    message.date = object.date ?? undefined;
-    message.endTime = object.endTime ?? undefined;
+    message.date = object.date ?? "";
+    message.time = object.time ?? "";
+    message.label = object.label ?? "";
+    message.available = object.available ?? false;
     return message;
   },
 };
@@ -27480,229 +26848,6 @@ export const SimulationResult_Ranked_RankingFactors: MessageFns<SimulationResult
     const message = createBaseSimulationResult_Ranked_RankingFactors();
     message.code = object.code ?? "";
     message.points = object.points ?? 0;
-    return message;
-  },
-};
-
-function createBaseSlotV1(): SlotV1 {
-  return { id: "", date: "", time: "", label: "", available: false };
-}
-
-export const SlotV1: MessageFns<SlotV1> = {
-  encode(message: SlotV1, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.id !== undefined && message.id !== "") {
-      writer.uint32(10).string(message.id);
-    }
-    if (message.date !== undefined && message.date !== "") {
-      writer.uint32(18).string(message.date);
-    }
-    if (message.time !== undefined && message.time !== "") {
-      writer.uint32(26).string(message.time);
-    }
-    if (message.label !== undefined && message.label !== "") {
-      writer.uint32(34).string(message.label);
-    }
-    if (message.available !== undefined && message.available !== false) {
-      writer.uint32(40).bool(message.available);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SlotV1 {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSlotV1();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.id = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.date = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.time = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.label = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.available = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): SlotV1 {
-    return {
-      id: isSet(object.id) ? globalThis.String(object.id) : "",
-      date: isSet(object.date) ? globalThis.String(object.date) : "",
-      time: isSet(object.time) ? globalThis.String(object.time) : "",
-      label: isSet(object.label) ? globalThis.String(object.label) : "",
-      available: isSet(object.available) ? globalThis.Boolean(object.available) : false,
-    };
-  },
-
-  toJSON(message: SlotV1): unknown {
-    const obj: any = {};
-    if (message.id !== undefined && message.id !== "") {
-      obj.id = message.id;
-    }
-    if (message.date !== undefined && message.date !== "") {
-      obj.date = message.date;
-    }
-    if (message.time !== undefined && message.time !== "") {
-      obj.time = message.time;
-    }
-    if (message.label !== undefined && message.label !== "") {
-      obj.label = message.label;
-    }
-    if (message.available !== undefined && message.available !== false) {
-      obj.available = message.available;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<SlotV1>): SlotV1 {
-    return SlotV1.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<SlotV1>): SlotV1 {
-    const message = createBaseSlotV1();
-    message.id = object.id ?? "";
-    message.date = object.date ?? "";
-    message.time = object.time ?? "";
-    message.label = object.label ?? "";
-    message.available = object.available ?? false;
-    return message;
-  },
-};
-
-function createBaseSlotsV1Page(): SlotsV1Page {
-  return { slots: [], total: 0 };
-}
-
-export const SlotsV1Page: MessageFns<SlotsV1Page> = {
-  encode(message: SlotsV1Page, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.slots !== undefined && message.slots.length !== 0) {
-      for (const v of message.slots) {
-        SlotV1.encode(v!, writer.uint32(10).fork()).join();
-      }
-    }
-    if (message.total !== undefined && message.total !== 0) {
-      writer.uint32(16).int64(message.total);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SlotsV1Page {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSlotsV1Page();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const el = SlotV1.decode(reader, reader.uint32());
-            if (el !== undefined) {
-              message.slots!.push(el);
-            }
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.total = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): SlotsV1Page {
-    return {
-      slots: globalThis.Array.isArray(object?.slots) ? object.slots.map((e: any) => SlotV1.fromJSON(e)) : [],
-      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
-    };
-  },
-
-  toJSON(message: SlotsV1Page): unknown {
-    const obj: any = {};
-    if (message.slots?.length) {
-      obj.slots = message.slots.map((e) => SlotV1.toJSON(e));
-    }
-    if (message.total !== undefined && message.total !== 0) {
-      obj.total = Math.round(message.total);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<SlotsV1Page>): SlotsV1Page {
-    return SlotsV1Page.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<SlotsV1Page>): SlotsV1Page {
-    const message = createBaseSlotsV1Page();
-    message.slots = object.slots?.map((e) => SlotV1.fromPartial(e)) || [];
-    message.total = object.total ?? 0;
     return message;
   },
 };
