@@ -24,7 +24,8 @@ export const GRPC_CHANNEL_OPTIONS = {
     // Per connection. The gateway multiplexes its unary calls on one connection and its event streams (followed actors)
     // on another (grpc-clients.ts), so streams never take unary calls' places; the bound sits far above the admission
     // limit of the one and MAX_STREAMS_PER_PROCESS (at most 900) of the other. Calls over it wait in the client for a
-    // free stream, they do not fail.
+    // free stream, they do not fail; except on Node.js 24, whose http2 server refuses (RESOURCE_EXHAUSTED) a waiting
+    // call sent the instant the client's cancel of another frees its place: one more reason never to fill a connection.
     'grpc.max_concurrent_streams': 1000,
     // The server pings each connection every minute and drops it when no answer comes within 20 s, so the streams of
     // a client host that vanished without closing its TCP connection (a followed actor, a long call) end.

@@ -1,4 +1,6 @@
-import { createClient, type RedisClientType } from 'redis';
+// node-redis's client package itself: the `redis` package re-exports it and adds the Redis Stack modules (JSON, search,
+// time series, bloom: some 170 more modules loaded, and their commands built into every client), which no store here has.
+import { createClient, type RedisClientType } from '@redis/client';
 import { ServiceError } from '../errors/service-error.js';
 import type { Tracing } from '../observability/create-tracing.js';
 import { boundRedisReplies, RedisReplyTimeoutError } from './bound-redis-replies.js';

@@ -1,4 +1,4 @@
-import { createCluster, type RedisClusterType } from 'redis';
+import { createCluster, type RedisClusterType } from '@redis/client';
 import type { Tracing } from '../observability/create-tracing.js';
 import { boundRedisReplies } from './bound-redis-replies.js';
 import { traceRedisCommands } from './trace-redis-commands.js';

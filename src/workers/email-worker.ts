@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Database } from '../persistence/database.js';
 import { claimDueEmails, markEmailSent, recordEmailFailure, type OutboxEmailRow } from '../persistence/email-outbox.js';
 import type { Worker } from './worker.js';
@@ -18,17 +18,29 @@ function senderAddress(publicBaseUrl: string): string {
   return `"Scheduling" <no-reply@${host}>`;
 }
 
-/** An SMTP sender over nodemailer with short timeouts, so a dead server fails an attempt quickly instead of hanging it. */
+/**
+ * An SMTP sender over nodemailer with short timeouts, so a dead server fails an attempt quickly instead of hanging it.
+ * nodemailer (some 40 modules) is loaded at the first message: most processes never send one.
+ */
 export function createSmtpSender(smtpUrl: string, publicBaseUrl: string): SendEmail & { close(): void } {
-  const transport = nodemailer.createTransport({
-    url: smtpUrl,
-    connectionTimeout: 5_000,
-    greetingTimeout: 5_000,
-    socketTimeout: 15_000,
-  });
+  let transport: Promise<Transporter> | undefined;
+  let closed = false;
+  const transportOf = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) => {
+      const t = nodemailer.createTransport({
+        url: smtpUrl,
+        connectionTimeout: 5_000,
+        greetingTimeout: 5_000,
+        socketTimeout: 15_000,
+      });
+      if (closed) t.close();
+      return t;
+    }));
   const from = senderAddress(publicBaseUrl);
   const send = async (row: OutboxEmailRow) => {
-    await transport.sendMail({
+    await (
+      await transportOf()
+    ).sendMail({
       from,
       to: row.to_address,
       subject: row.subject,
@@ -37,7 +49,11 @@ export function createSmtpSender(smtpUrl: string, publicBaseUrl: string): SendEm
       headers: { 'X-Service-Email-Id': row.id },
     });
   };
-  return Object.assign(send, { close: () => transport.close() });
+  const close = () => {
+    closed = true;
+    void transport?.then((t) => t.close());
+  };
+  return Object.assign(send, { close });
 }
 
 /**

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import { redisClusterUrl } from '../../src/persistence/redis-cluster-client.js';
 
 /** One redis-server of a test cluster. */

@@ -2,7 +2,7 @@ import test from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import { startPrivateRedis } from '../../src/launcher/private-redis.js';
 import { newOrganization } from '../helpers/graph-fixtures.js';
 import { metricSample, scrapeMetrics, TEST_METRICS_TOKEN } from '../helpers/metric-sample.js';
