@@ -1,6 +1,7 @@
 import type { Database } from '../../src/persistence/database.js';
 import {
   readOrganizationGraphRows,
+  type GraphRowSink,
   type ProviderGraphRow,
   type ScheduleGraphRow,
   type ServiceGraphRow,
@@ -196,11 +197,18 @@ function graphSchedule(n: GraphInterner, r: ScheduleGraphRow): CalendarConnectio
  * the values that repeat across providers.
  */
 export async function readGraphParts(db: Database, organizationId: string): Promise<GraphParts> {
+  const sink = createRecordSink();
+  await readOrganizationGraphRows(db, organizationId, ROW_BATCH, sink);
+  return sink.parts();
+}
+
+/** Graph rows made into records as they come (what readGraphParts hands the rows to). */
+export function createRecordSink(): GraphRowSink & { parts(): GraphParts } {
   const n = createGraphInterner();
   const providers: Provider[] = [];
   const services: ProviderService[] = [];
   const schedules: CalendarConnection[] = [];
-  await readOrganizationGraphRows(db, organizationId, ROW_BATCH, {
+  return {
     providers: (rows) => {
       for (const r of rows) providers.push(graphProvider(n, r));
     },
@@ -210,8 +218,8 @@ export async function readGraphParts(db: Database, organizationId: string): Prom
     schedules: (rows) => {
       for (const r of rows) schedules.push(graphSchedule(n, r));
     },
-  });
-  return { providers, services, schedules, sharedBytes: n.bytes() };
+    parts: () => ({ providers, services, schedules, sharedBytes: n.bytes() }),
+  };
 }
 
 /** Indexes an organization's graph records at one version for resolution. */

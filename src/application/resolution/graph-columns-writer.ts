@@ -27,6 +27,11 @@ export type GraphWriterTable = 'providers' | 'services' | 'schedules';
 export interface GraphColumnsWriter {
   /** Appends the next cell of `table`'s column `field` (an index into its field list). */
   put(table: GraphWriterTable, field: number, value: unknown): void;
+  /**
+   * The cell writers of `table`'s columns, one per field in its field list's order: `cells[f](v)` appends `v`, as
+   * `put(table, f, v)` does, without looking the column up (a loop over rows calls them by the million).
+   */
+  cells(table: GraphWriterTable): ((value: unknown) => void)[];
   /** Appends a JSON value of `table`'s column `field` given as its text (parsed by the reader as any JSON cell). */
   putText(table: GraphWriterTable, field: number, text: string): void;
   /** The columns as one buffer; every column of a table must hold as many cells as the others. */
@@ -48,6 +53,9 @@ class Column {
   private value: Uint32Array | Float64Array = new Uint32Array(FIRST_CHUNK);
   length = 0;
   narrow = true;
+  /** The column's last string and its table index: runs of one value (an organization, a status) skip the lookup. */
+  lastString: string | undefined = undefined;
+  lastIndex = 0;
 
   push(kind: number, value: number): void {
     if (this.at === this.kind.length) {
@@ -159,6 +167,30 @@ class TextTable {
 }
 
 /**
+ * The text index of a list of strings, found by its elements (no text made nor hashed): equal lists of rows repeat
+ * (a few hundred distinct lists for a hundred thousand providers). Other lists are left to their text (undefined).
+ */
+function createListTexts(texts: TextTable) {
+  const byFirst = new Map<string, { list: string[]; index: number }[]>();
+  let empty: number | undefined;
+  return {
+    indexOf(v: object): number | undefined {
+      if (!Array.isArray(v)) return undefined;
+      if (v.length === 0) return (empty ??= texts.ref('[]'));
+      const first = v[0] as unknown;
+      if (typeof first !== 'string') return undefined;
+      for (let k = 1; k < v.length; k++) if (typeof v[k] !== 'string') return undefined;
+      let known = byFirst.get(first);
+      if (known === undefined) byFirst.set(first, (known = []));
+      for (const x of known) if (x.list.length === v.length && x.list.every((s, k) => s === v[k])) return x.index;
+      const index = texts.ref(JSON.stringify(v));
+      known.push({ list: (v as string[]).slice(), index });
+      return index;
+    },
+  };
+}
+
+/**
  * Creates a writer of graph columns. `shareByIdentity` (records whose equal code lists are one object, as the graph's
  * records are) writes an object's text once per object; without it each JSON value is written as its text and equal
  * texts are shared (records read from rows, whose values are each their own).
@@ -167,6 +199,7 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
   const strings = new TextTable();
   const texts = new TextTable();
   const textOf = opts.shareByIdentity ? new Map<object, number>() : undefined;
+  const lists = createListTexts(texts);
   const columnsOf = (fields: readonly string[]) => fields.map(() => new Column());
   const columns = {
     providers: columnsOf(PROVIDER_FIELDS),
@@ -185,6 +218,15 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
   const licenseField = PROVIDER_FIELDS.indexOf('licenseRecords');
   const licenses = columns.licenses;
   const licenseCell = (field: number, v: unknown) => cell(licenses[field]!, v, false, false);
+  // Records of one source list their keys in one order: the order's string is made again only when it changes.
+  let lastKeys: string[] = [];
+  let lastOrder = '';
+  const keyOrder = (x: object): string => {
+    const keys = Object.keys(x);
+    if (keys.length !== lastKeys.length || keys.some((k, i) => k !== lastKeys[i]))
+      ((lastKeys = keys), (lastOrder = keys.join(',')));
+    return lastOrder;
+  };
   /** A provider's license list as rows of the license table when each record is one (else its JSON). */
   const licenseRows = (column: Column, list: unknown): boolean => {
     if (!Array.isArray(list)) return false;
@@ -200,7 +242,7 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
     for (const x of list as Record<string, unknown>[]) {
       for (let f = 0; f < LICENSE_TABLE_FIELDS.length - 2; f++) licenseCell(f, x[LICENSE_TABLE_FIELDS[f]!]);
       licenseCell(LICENSE_TABLE_FIELDS.length - 2, holder);
-      licenseCell(LICENSE_TABLE_FIELDS.length - 1, Object.keys(x).join(','));
+      licenseCell(LICENSE_TABLE_FIELDS.length - 1, keyOrder(x));
     }
     return true;
   };
@@ -209,8 +251,11 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
     else if (v === null) column.push(CELL.NULL, 0);
     else if (v === false) column.push(CELL.FALSE, 0);
     else if (v === true) column.push(CELL.TRUE, 0);
-    else if (typeof v === 'string') column.push(CELL.STRING, unique ? strings.add(v) : strings.ref(v));
-    else if (typeof v === 'number') column.push(CELL.NUMBER, v);
+    else if (typeof v === 'string') {
+      if (unique) column.push(CELL.STRING, strings.add(v));
+      else if (v === column.lastString) column.push(CELL.STRING, column.lastIndex);
+      else column.push(CELL.STRING, (column.lastIndex = strings.ref((column.lastString = v))));
+    } else if (typeof v === 'number') column.push(CELL.NUMBER, v);
     else if (typeof v === 'object') {
       if (own) column.push(CELL.JSON_OWN, texts.ref(JSON.stringify(v)));
       else if (textOf) {
@@ -218,16 +263,25 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
         let t = textOf.get(v);
         if (t === undefined) textOf.set(v, (t = texts.ref(JSON.stringify(v))));
         column.push(CELL.JSON_SHARED, t);
-      } else column.push(CELL.JSON_SHARED, texts.ref(JSON.stringify(v)));
+      } else column.push(CELL.JSON_SHARED, lists.indexOf(v) ?? texts.ref(JSON.stringify(v)));
     } else throw new Error(`graph columns: a cell holds a ${typeof v}`);
   };
+  const writers = {} as Record<GraphWriterTable, ((value: unknown) => void)[]>;
+  for (const table of ['providers', 'services', 'schedules'] as const)
+    writers[table] = FIELDS[table].map((_, f) => {
+      const column = columns[table][f]!;
+      const { unique, own } = modes[table][f]!;
+      if (table === 'providers' && f === licenseField)
+        return (v: unknown) => {
+          if (!licenseRows(column, v)) cell(column, v, unique, own);
+        };
+      return (v: unknown) => cell(column, v, unique, own);
+    });
   return {
     put(table, field, v) {
-      const column = columns[table][field]!;
-      if (table === 'providers' && field === licenseField && licenseRows(column, v)) return;
-      const mode = modes[table][field]!;
-      cell(column, v, mode.unique, mode.own);
+      writers[table][field]!(v);
     },
+    cells: (table) => writers[table],
     putText(table, field, text) {
       const column = columns[table][field]!;
       column.push(modes[table][field]!.own ? CELL.JSON_OWN : CELL.JSON_SHARED, texts.ref(text));

@@ -1,10 +1,5 @@
 import type { Database } from '../../persistence/database.js';
-import {
-  readOrganizationGraphRows,
-  type ProviderGraphRow,
-  type ScheduleGraphRow,
-  type ServiceGraphRow,
-} from '../../persistence/organization-graph-rows.js';
+import { readOrganizationGraphRows, type GraphRowSink } from '../../persistence/organization-graph-rows.js';
 import { PROVIDER_FIELDS, SCHEDULE_FIELDS, SERVICE_FIELDS, type GraphColumnsKey } from './graph-columns.js';
 import { createGraphColumnsWriter, type GraphColumnsWriter } from './graph-columns-writer.js';
 
@@ -40,24 +35,101 @@ const CODE_LIST_KEYS = [
  * active ones are stored).
  */
 export async function readGraphColumns(db: Database, key: GraphColumnsKey): Promise<Buffer> {
+  const sink = createGraphRowColumns();
+  await readOrganizationGraphRows(db, key.organizationId, ROW_BATCH, sink);
+  return sink.finish(key);
+}
+
+/** Graph rows written into columns as they come (what readGraphColumns hands the rows to); `finish` lays them out. */
+export function createGraphRowColumns(): GraphRowSink & { finish(key: GraphColumnsKey): Buffer } {
   const w = createGraphColumnsWriter();
   const iso = createIsoOf();
   const json = createJsonTexts();
-  await readOrganizationGraphRows(db, key.organizationId, ROW_BATCH, {
+  // One writer per column, called per row (no closure made per row).
+  const p = w.cells('providers');
+  const s = w.cells('services');
+  const c = w.cells('schedules');
+  const lists = CODE_LISTS.map((f) => p[f]!);
+  const emptyList = CODE_LISTS.map((f) => () => w.putText('providers', f, EMPTY_LIST));
+  const title = jsonCell(w, c, C.title, json);
+  const days = jsonCell(w, c, C.days, json, NO_DAYS);
+  const overrides = jsonCell(w, c, C.overrides, json, NO_OVERRIDES);
+  return {
     providers: (rows) => {
-      for (const r of rows) writeProvider(w, r, iso);
+      for (const r of rows) {
+        const d = r.doc;
+        p[P.id]!(r.id);
+        p[P.organizationId]!(r.organization_id);
+        p[P.externalId]!(r.external_id);
+        p[P.displayName]!(d.displayName);
+        p[P.email]!(d.email ?? undefined);
+        p[P.status]!(r.status);
+        p[P.searchable]!(r.searchable);
+        p[P.professionCode]!(d.professionCode ?? undefined);
+        for (let k = 0; k < CODE_LIST_KEYS.length; k++) {
+          const list = d[CODE_LIST_KEYS[k]!];
+          // Absent or null: no codes (the graph's records hold an empty list).
+          if (list === undefined || list === null) emptyList[k]!();
+          else lists[k]!(list);
+        }
+        p[P.licenseRecords]!(d.licenseRecords ?? NO_LICENSES);
+        p[P.acceptsNewClients]!(d.acceptsNewClients ?? undefined);
+        p[P.timezone]!(d.timezone ?? undefined);
+        p[P.bio]!(d.bio ?? undefined);
+        p[P.username]!(d.username ?? undefined);
+        p[P.location]!(d.location ?? undefined);
+        p[P.panelCapacity]!(d.panelCapacity ?? undefined);
+        p[P.panelCurrentCount]!(d.panelCurrentCount ?? undefined);
+        p[P.profileVersion]!(r.profile_version);
+        p[P.createdAt]!(iso(r.created_at));
+        p[P.updatedAt]!(iso(r.updated_at));
+      }
     },
     services: (rows) => {
-      for (const r of rows) writeService(w, r);
+      for (const r of rows) {
+        const d = r.doc ?? {};
+        s[S.id]!(r.id);
+        s[S.organizationId]!(r.organization_id);
+        s[S.providerId]!(r.provider_id);
+        s[S.slug]!(r.slug);
+        s[S.title]!(d.title);
+        s[S.duration]!(Number(d.duration));
+        s[S.price]!(d.price ?? undefined);
+        s[S.currency]!(d.currency ?? undefined);
+        s[S.modality]!(d.modality ?? undefined);
+        s[S.slotIntervalMinutes]!(d.slotIntervalMinutes ?? undefined);
+        s[S.minimumNoticeMinutes]!(d.minimumNoticeMinutes ?? undefined);
+        s[S.bufferBeforeMinutes]!(d.bufferBeforeMinutes ?? undefined);
+        s[S.bufferAfterMinutes]!(d.bufferAfterMinutes ?? undefined);
+      }
     },
     schedules: (rows) => {
-      for (const r of rows) writeSchedule(w, r, json);
+      for (const r of rows) {
+        c[C.id]!(r.id);
+        c[C.organizationId]!(r.organization_id);
+        c[C.providerId]!(r.provider_id);
+        title(r.title);
+        // The zone as the row has it (JSON null stays null, as toDomainSchedule keeps it).
+        c[C.timezone]!(json(r.timezone).value);
+        days(r.days);
+        overrides(r.overrides);
+        // Each feed is its own (a cell of its own text).
+        c[C.externalCalendar]!(
+          r.external_calendar === null ? undefined : ((JSON.parse(r.external_calendar) as unknown) ?? undefined),
+        );
+        c[C.status]!('active');
+      }
     },
-  });
-  return w.finish(key);
+    finish: (key) => w.finish(key),
+  };
 }
 
-/** ISO texts of instants, made once per distinct instant of a batch run (rows of one import share theirs). */
+const EMPTY_LIST = '[]';
+const NO_LICENSES: readonly unknown[] = [];
+const NO_DAYS = '{}';
+const NO_OVERRIDES = '[]';
+
+/** ISO texts of instants, made once per run of equal instants (rows of one import share theirs). */
 function createIsoOf() {
   let last = NaN;
   let text = '';
@@ -68,64 +140,15 @@ function createIsoOf() {
   };
 }
 
-const EMPTY_LIST = '[]';
-
-function writeProvider(w: GraphColumnsWriter, r: ProviderGraphRow, iso: (d: Date) => string): void {
-  const d = r.doc;
-  const put = (field: number, v: unknown) => w.put('providers', field, v);
-  put(P.id, r.id);
-  put(P.organizationId, r.organization_id);
-  put(P.externalId, r.external_id);
-  put(P.displayName, d.displayName);
-  put(P.email, d.email ?? undefined);
-  put(P.status, r.status);
-  put(P.searchable, r.searchable);
-  put(P.professionCode, d.professionCode ?? undefined);
-  for (let k = 0; k < CODE_LISTS.length; k++) {
-    const list = d[CODE_LIST_KEYS[k]!];
-    // Absent or null: no codes (the graph's records hold an empty list).
-    if (list === undefined || list === null) w.putText('providers', CODE_LISTS[k]!, EMPTY_LIST);
-    else put(CODE_LISTS[k]!, list);
-  }
-  put(P.licenseRecords, d.licenseRecords ?? []);
-  put(P.acceptsNewClients, d.acceptsNewClients ?? undefined);
-  put(P.timezone, d.timezone ?? undefined);
-  put(P.bio, d.bio ?? undefined);
-  put(P.username, d.username ?? undefined);
-  put(P.location, d.location ?? undefined);
-  put(P.panelCapacity, d.panelCapacity ?? undefined);
-  put(P.panelCurrentCount, d.panelCurrentCount ?? undefined);
-  put(P.profileVersion, r.profile_version);
-  put(P.createdAt, iso(r.created_at));
-  put(P.updatedAt, iso(r.updated_at));
-}
-
-function writeService(w: GraphColumnsWriter, r: ServiceGraphRow): void {
-  const d = r.doc ?? {};
-  const put = (field: number, v: unknown) => w.put('services', field, v);
-  put(S.id, r.id);
-  put(S.organizationId, r.organization_id);
-  put(S.providerId, r.provider_id);
-  put(S.slug, r.slug);
-  put(S.title, d.title);
-  put(S.duration, Number(d.duration));
-  put(S.price, d.price ?? undefined);
-  put(S.currency, d.currency ?? undefined);
-  put(S.modality, d.modality ?? undefined);
-  put(S.slotIntervalMinutes, d.slotIntervalMinutes ?? undefined);
-  put(S.minimumNoticeMinutes, d.minimumNoticeMinutes ?? undefined);
-  put(S.bufferBeforeMinutes, d.bufferBeforeMinutes ?? undefined);
-  put(S.bufferAfterMinutes, d.bufferAfterMinutes ?? undefined);
-}
-
 /**
  * A schedule's JSON fields as PostgreSQL gives their text: each distinct text parsed once (weeks repeat across
  * providers), and an object's text written as JSON.stringify writes it (the snapshot's texts, whatever the source).
  */
 function createJsonTexts() {
   const values = new Map<string, { value: unknown; text: string | undefined }>();
+  const absent = { value: undefined, text: undefined };
   return (text: string | null): { value: unknown; text: string | undefined } => {
-    if (text === null) return { value: undefined, text: undefined };
+    if (text === null) return absent;
     let known = values.get(text);
     if (known === undefined) {
       const value = JSON.parse(text) as unknown;
@@ -136,28 +159,22 @@ function createJsonTexts() {
   };
 }
 
-const NO_DAYS = '{}';
-const NO_OVERRIDES = '[]';
-
-function writeSchedule(w: GraphColumnsWriter, r: ScheduleGraphRow, json: ReturnType<typeof createJsonTexts>): void {
-  const put = (field: number, v: unknown) => w.put('schedules', field, v);
-  /** A JSON field: an object by its text, anything else as its value; absent (or JSON null, with `orElse`) as given. */
-  const putJson = (field: number, text: string | null, orElse?: string) => {
+/**
+ * The writer of a schedule's JSON field given as its text: an object by its text, anything else as its value; absent
+ * or JSON null as `orElse` when given (the text of the graph's default), else as undefined.
+ */
+function jsonCell(
+  w: GraphColumnsWriter,
+  cells: ((v: unknown) => void)[],
+  field: number,
+  json: ReturnType<typeof createJsonTexts>,
+  orElse?: string,
+): (text: string | null) => void {
+  const cell = cells[field]!;
+  return (text) => {
     const j = json(text);
     if (j.text !== undefined) w.putText('schedules', field, j.text);
     else if ((j.value === undefined || j.value === null) && orElse !== undefined) w.putText('schedules', field, orElse);
-    else put(field, j.value ?? undefined);
+    else cell(j.value ?? undefined);
   };
-  put(C.id, r.id);
-  put(C.organizationId, r.organization_id);
-  put(C.providerId, r.provider_id);
-  putJson(C.title, r.title);
-  // The zone as the row has it (JSON null stays null, as toDomainSchedule keeps it).
-  put(C.timezone, json(r.timezone).value);
-  putJson(C.days, r.days, NO_DAYS);
-  putJson(C.overrides, r.overrides, NO_OVERRIDES);
-  // Each feed is its own (a cell of its own text).
-  const feed = r.external_calendar === null ? undefined : (JSON.parse(r.external_calendar) as unknown);
-  put(C.externalCalendar, feed ?? undefined);
-  put(C.status, 'active');
 }
