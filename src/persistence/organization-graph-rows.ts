@@ -64,6 +64,9 @@ export async function readOrganizationGraphRows(
   sink: GraphRowSink,
 ): Promise<void> {
   await readOneSnapshot(db, async (tx) => {
+    // Every row is fetched: plan each cursor for its whole result (a sort over a scan), not for its first rows (an
+    // index walk in id order, fetching the table's pages at random).
+    await tx.query('SET LOCAL cursor_tuple_fraction = 1.0');
     const stream = async <R>(sql: string, onBatch: (rows: R[]) => void) => {
       await tx.query(`DECLARE graph_rows NO SCROLL CURSOR FOR ${sql}`, [organizationId]);
       for (;;) {
