@@ -28,7 +28,7 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
  *   the first resolution from the rows, then a new process's first resolution from the snapshot it stored)
  * At 1,000,000 the service needs more than its defaults (read from this process's environment): e.g.
  *   SERVICE_NODE_ARGS=--max-old-space-size=6144 GRAPH_CACHE_MAX_MB=4096 PG_STATEMENT_TIMEOUT_MS=120000
- * (a first load from the rows reads a million services and schedules in one statement each).
+ * (a first load from the rows sorts a million services and a million schedules in the first fetch of their cursors).
  * Target (issue 26): 100,000 providers resolve with service RSS <= 600 MB and a first resolution <= 2 s.
  */
 const SIZES = (process.env.LARGE_ORG_SIZES ?? '10000,100000').split(',').map(Number);
