@@ -4,12 +4,10 @@ import { gzipSync, constants as zlibConstants } from 'node:zlib';
 import { CreateProviderBody } from '../src/contract/schemas/provider.js';
 import { newProviderState } from '../src/application/provider-changes.js';
 import { toProviderView } from '../src/persistence/provider-repository.js';
-import { assembleOrgGraph, toDomainProvider } from '../src/application/resolution/org-graph.js';
-import {
-  decodeGraphColumns,
-  encodeGraphColumns,
-  openGraphColumns,
-} from '../src/application/resolution/graph-columns.js';
+import { toDomainProvider } from '../src/application/resolution/org-graph.js';
+import { assembleOrgGraph } from '../test/helpers/record-org-graph.js';
+import { decodeGraphColumns, openGraphColumns } from '../src/application/resolution/graph-columns.js';
+import { encodeGraphColumns } from '../src/application/resolution/graph-columns-writer.js';
 import { assembleColumnGraph } from '../src/application/resolution/column-org-graph.js';
 import { gunzipWhole } from '../src/application/resolution/graph-snapshots.js';
 import type { CalendarConnection, ProviderService } from '../src/domain/provider.js';

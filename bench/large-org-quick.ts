@@ -24,13 +24,16 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
  * mean latency of the same run. Sizes above 100,000 are made by copying the 100,000 seeded providers (with their
  * services and schedules) under new ids in SQL (one INSERT ... SELECT over generate_series per table).
  *   LARGE_ORG_SIZES=10000,100000   LARGE_ORG_WARM=30 (warm resolutions per size)
+ *   LARGE_ORG_REPEAT=0 (then, per size, that many more pairs of fresh processes: the version's snapshot deleted and
+ *   the first resolution from the rows, then a new process's first resolution from the snapshot it stored)
  * At 1,000,000 the service needs more than its defaults (read from this process's environment): e.g.
  *   SERVICE_NODE_ARGS=--max-old-space-size=6144 GRAPH_CACHE_MAX_MB=4096 PG_STATEMENT_TIMEOUT_MS=120000
- * (a first load from the rows reads a million services and schedules in one statement each).
+ * (a first load from the rows sorts a million services and a million schedules in the first fetch of their cursors).
  * Target (issue 26): 100,000 providers resolve with service RSS <= 600 MB and a first resolution <= 2 s.
  */
 const SIZES = (process.env.LARGE_ORG_SIZES ?? '10000,100000').split(',').map(Number);
 const WARM = Number(process.env.LARGE_ORG_WARM ?? 30);
+const REPEAT = Number(process.env.LARGE_ORG_REPEAT ?? 0);
 const SEED_CAP = 100_000;
 const log = (line: string) => console.log(`[large-org ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
@@ -163,6 +166,17 @@ async function waitForSnapshot(databaseUrl: string, organizationId: string) {
   }
 }
 
+/** Deletes the organization's stored graph snapshots: its next load reads the rows, as after a graph change. */
+async function dropSnapshots(databaseUrl: string, organizationId: string) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    await db.query('DELETE FROM graph_snapshots WHERE organization_id = $1', [organizationId]);
+  } finally {
+    await db.end();
+  }
+}
+
 const rows: string[] = [];
 /** Per size: what the target is judged on (peak RSS, first resolution from the snapshot: wall and service CPU). */
 const verdicts: string[] = [];
@@ -252,6 +266,24 @@ try {
     log(line);
     log(`  RSS after the first resolution ${mb(rssAfterFirst)}; its phases (every attempt): ${firstPhases}`);
     log(`  snapshot: ${mb(written.bytes)} stored (${(written.bytes / size).toFixed(0)} B/provider)`);
+    for (let i = 1; i <= REPEAT; i++) {
+      await dropSnapshots(stores.databaseUrl, lo.organizationId);
+      const again = async () => {
+        const p = await restart(key);
+        const a = createBenchClient(target!, { key, headers: { 'service-organization-id': lo.organizationId }, tally });
+        return firstResolution(p, httpResolutionCaller(a), body);
+      };
+      const rowsAgain = await again();
+      await waitForSnapshot(stores.databaseUrl, lo.organizationId);
+      const snapAgain = await again();
+      const fmt = (x: Awaited<ReturnType<typeof firstResolution>>) =>
+        `${x.ms.toFixed(0)} ms wall, CPU service ${x.cpuMs.toFixed(0)} ms, PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, ` +
+        `peak RSS ${mb(x.rssPeak)}${x.refused ? `, ${x.refused} x 503` : ''}`;
+      log(
+        `  repeat ${i}: from the rows ${fmt(rowsAgain)} | from the snapshot ${fmt(snapAgain)} | load ` +
+          formatLoad(machineInfo().loadAverage),
+      );
+    }
     rows.push(line);
     const peakRss = Math.max(rssPeak, rssWarmPeak);
     verdicts.push(

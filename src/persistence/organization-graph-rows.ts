@@ -1,4 +1,4 @@
-import type { Queryable } from './database.js';
+import { readOneSnapshot, type Database } from './database.js';
 import { LIVE_SERVICE_SQL } from './service-repository.js';
 
 /** A provider row as the graph loads it (the doc parsed by the driver). */
@@ -39,47 +39,55 @@ export interface ScheduleGraphRow {
 const PROVIDER_COLUMNS =
   'id, organization_id, external_id, status, searchable, profile_version, created_at, updated_at, doc';
 
+// The fields of the doc the graph keeps, as JSON text.
+const SCHEDULE_COLUMNS = `id, organization_id, provider_id, (doc->'title')::text AS title, (doc->'timezone')::text AS timezone,
+  (doc->'days')::text AS days, (doc->'overrides')::text AS overrides,
+  (doc->'externalCalendar')::text AS external_calendar`;
+
+/** What `readOrganizationGraphRows` hands its batches to, in this order: every provider, service, then schedule batch. */
+export interface GraphRowSink {
+  providers(rows: ProviderGraphRow[]): void;
+  services(rows: ServiceGraphRow[]): void;
+  schedules(rows: ScheduleGraphRow[]): void;
+}
+
 /**
- * Calls `onPage` with an organization's providers in id order, `pageSize` at a time (keyset pages on
- * providers_org_id): a large organization's rows are never all held at once.
+ * Reads an organization's graph rows in one read-only snapshot (REPEATABLE READ: providers, services and schedules of
+ * one moment), through one cursor per table fetched `batchSize` rows at a time: providers in id order, live services
+ * in id order, calendar connections newest first. Each query is planned and sorted once, and only a batch of rows is
+ * held at a time.
  */
-export async function forEachProviderGraphPage(
-  db: Queryable,
+export async function readOrganizationGraphRows(
+  db: Database,
   organizationId: string,
-  pageSize: number,
-  onPage: (rows: ProviderGraphRow[]) => void,
+  batchSize: number,
+  sink: GraphRowSink,
 ): Promise<void> {
-  let after = '';
-  for (;;) {
-    const r = await db.query(
-      `SELECT ${PROVIDER_COLUMNS} FROM providers WHERE organization_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
-      [organizationId, after, pageSize],
+  await readOneSnapshot(db, async (tx) => {
+    // Every row is fetched: plan each cursor for its whole result (a sort over a scan), not for its first rows (an
+    // index walk in id order, fetching the table's pages at random).
+    await tx.query('SET LOCAL cursor_tuple_fraction = 1.0');
+    const stream = async <R>(sql: string, onBatch: (rows: R[]) => void) => {
+      await tx.query(`DECLARE graph_rows NO SCROLL CURSOR FOR ${sql}`, [organizationId]);
+      for (;;) {
+        const rows = (await tx.query(`FETCH ${Math.floor(batchSize)} FROM graph_rows`)).rows as R[];
+        if (rows.length > 0) onBatch(rows);
+        if (rows.length < batchSize) break;
+      }
+      await tx.query('CLOSE graph_rows');
+    };
+    await stream<ProviderGraphRow>(
+      `SELECT ${PROVIDER_COLUMNS} FROM providers WHERE organization_id = $1 ORDER BY id`,
+      (rows) => sink.providers(rows),
     );
-    const rows = r.rows as ProviderGraphRow[];
-    if (rows.length > 0) onPage(rows);
-    if (rows.length < pageSize) return;
-    after = rows[rows.length - 1]!.id;
-  }
-}
-
-/** An organization's live services (not removed) in id order. */
-export async function readServiceGraphRows(db: Queryable, organizationId: string): Promise<ServiceGraphRow[]> {
-  const r = await db.query(
-    `SELECT id, organization_id, provider_id, slug, doc FROM services WHERE organization_id = $1 AND ${LIVE_SERVICE_SQL}
-     ORDER BY id`,
-    [organizationId],
-  );
-  return r.rows as ServiceGraphRow[];
-}
-
-/** An organization's calendar connections, newest first (the fields of the doc the graph keeps, as JSON text). */
-export async function readScheduleGraphRows(db: Queryable, organizationId: string): Promise<ScheduleGraphRow[]> {
-  const r = await db.query(
-    `SELECT id, organization_id, provider_id, (doc->'title')::text AS title, (doc->'timezone')::text AS timezone,
-       (doc->'days')::text AS days, (doc->'overrides')::text AS overrides,
-       (doc->'externalCalendar')::text AS external_calendar
-     FROM calendar_connections WHERE organization_id = $1 ORDER BY id DESC`,
-    [organizationId],
-  );
-  return r.rows as ScheduleGraphRow[];
+    await stream<ServiceGraphRow>(
+      `SELECT id, organization_id, provider_id, slug, doc FROM services WHERE organization_id = $1 AND ${LIVE_SERVICE_SQL}
+       ORDER BY id`,
+      (rows) => sink.services(rows),
+    );
+    await stream<ScheduleGraphRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM calendar_connections WHERE organization_id = $1 ORDER BY id DESC`,
+      (rows) => sink.schedules(rows),
+    );
+  });
 }

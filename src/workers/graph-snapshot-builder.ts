@@ -2,7 +2,7 @@ import type { Database } from '../persistence/database.js';
 import { listGraphsWithoutSnapshot } from '../persistence/graph-snapshot-repository.js';
 import { readGraphVersion } from '../persistence/organization-repository.js';
 import { createGraphSnapshots } from '../application/resolution/graph-snapshots.js';
-import { readGraphParts } from '../application/resolution/org-graph.js';
+import { readGraphColumns } from '../application/resolution/read-graph-columns.js';
 import { createPollingWorker } from './polling-worker.js';
 import type { Worker } from './worker.js';
 
@@ -24,10 +24,10 @@ export function createGraphSnapshotBuildStep(deps: { db: Database; clock: () => 
     let built: string | undefined;
     for (const { organizationId, graphVersion } of due) {
       if (built === undefined && seen.get(organizationId) === graphVersion) {
-        const parts = await readGraphParts(deps.db, organizationId);
+        const columns = await readGraphColumns(deps.db, { organizationId, graphVersion });
         // Moved during the read: the rows may be of a later version; the next steps take it up again.
         if ((await readGraphVersion(deps.db, organizationId)) === graphVersion) {
-          await snapshots.write({ organizationId, graphVersion }, parts);
+          await snapshots.write({ organizationId, graphVersion }, columns);
           built = organizationId;
           continue;
         }

@@ -1,7 +1,10 @@
 import test from 'ava';
-import { assembleOrgGraph, readGraphParts, type OrgGraph } from '../../src/application/resolution/org-graph.js';
+import type { OrgGraph } from '../../src/application/resolution/org-graph.js';
+import { assembleOrgGraph, readGraphParts } from '../helpers/record-org-graph.js';
 import { assembleColumnGraph } from '../../src/application/resolution/column-org-graph.js';
-import { encodeGraphColumns, openGraphColumns } from '../../src/application/resolution/graph-columns.js';
+import { decodeGraphColumns, openGraphColumns } from '../../src/application/resolution/graph-columns.js';
+import { readGraphColumns } from '../../src/application/resolution/read-graph-columns.js';
+import { encodeGraphColumns } from '../../src/application/resolution/graph-columns-writer.js';
 import { computeResolution } from '../../src/domain/resolution/compute-resolution.js';
 import type { EligibilityRequest } from '../../src/domain/eligibility/eligibility-request.js';
 import { DEFAULT_POLICY } from '../../src/domain/ranking/ranking-policy.js';
@@ -45,7 +48,7 @@ function resolve(g: OrgGraph, slug: string, constraints: EligibilityRequest) {
   });
 }
 
-test('a graph indexed from its columns resolves every request as the graph of decoded records does', async (t) => {
+test('a graph indexed from its columns (encoded from records, or read straight from the rows) resolves every request as the graph of records does', async (t) => {
   const { o, id, version } = await variedOrganization(svc, 'cols');
   // More providers: licenses in several states and regions, other codes, one without a service of the slug.
   const more: Record<string, unknown>[] = [
@@ -67,6 +70,18 @@ test('a graph indexed from its columns resolves every request as the graph of de
       licenseRecords: [{ licenseTypeCode: 'psychologist', regionCode: 'US-CA', status: 'active' }],
     },
     { searchable: false, languageCodes: ['en'], ageGroupCodes: ['child', 'adult'], insurancePlanCodes: ['aetna'] },
+    {
+      // A licence region no request names, one expiring inside the window, and a panel with room.
+      professionCode: 'psychologist',
+      languageCodes: ['es', 'en'],
+      licenseRecords: [
+        { licenseTypeCode: 'psychologist', regionCode: 'ZZ-QQ', status: 'active' },
+        { licenseTypeCode: 'psychologist', regionCode: 'US-NY', status: 'active', expiresAt: '2031-03-07' },
+      ],
+      panelCapacity: 3,
+      panelCurrentCount: 1,
+      acceptsNewClients: false,
+    },
   ];
   for (const [i, p] of more.entries())
     await providerWithService(
@@ -78,36 +93,55 @@ test('a graph indexed from its columns resolves every request as the graph of de
   const db = svc.service.deps.db;
   const key = { organizationId: id, graphVersion: version };
   const records = assembleOrgGraph(id, key.graphVersion, await readGraphParts(db, id), 0);
-  const columns = assembleColumnGraph(
+  const origin = { source: 'snapshot' as const, snapshotStored: Promise.resolve(true) };
+  const encoded = assembleColumnGraph(
     id,
     key.graphVersion,
     openGraphColumns(await encodeGraphColumns(key, await readGraphParts(db, id)), key),
     0,
-    { source: 'snapshot', snapshotStored: Promise.resolve(true) },
+    origin,
   );
-  t.is(columns.providerCount, records.providerCount);
-  t.deepEqual([...columns.servicesBySlug.keys()], [...records.servicesBySlug.keys()]);
-  let compared = 0;
-  let options = 0;
-  for (const slug of records.servicesBySlug.keys())
-    for (const constraints of requests({
-      professionCodes: [['psychologist'], ['counselor', 'psychologist']],
-      languageCodes: [['es'], ['en', 'fr']],
-      serviceRegionCodes: [['US'], ['US-CA', 'CA-QC']],
-      licenseRegionCodes: [['US-CA'], ['US-TX', 'US-NY']],
-      acceptsNewClients: [true],
-    })) {
-      const expected = resolve(records, slug, constraints);
-      t.deepEqual(resolve(columns, slug, constraints), expected, `${slug} ${JSON.stringify(constraints)}`);
-      compared++;
-      options += expected.options.length;
+  const rowColumns = await readGraphColumns(db, key);
+  const decoded = decodeGraphColumns(rowColumns, key);
+  const parts = await readGraphParts(db, id);
+  t.deepEqual(
+    [decoded.providers, decoded.services, decoded.schedules],
+    [parts.providers, parts.services, parts.schedules],
+    'the same records either way',
+  );
+  const fromRows = assembleColumnGraph(id, key.graphVersion, openGraphColumns(rowColumns, key), 0, origin);
+  for (const [name, columns] of [
+    ['encoded from records', encoded],
+    ['read from rows', fromRows],
+  ] as const) {
+    t.is(columns.providerCount, records.providerCount);
+    t.deepEqual([...columns.servicesBySlug.keys()], [...records.servicesBySlug.keys()]);
+    let compared = 0;
+    let options = 0;
+    for (const slug of records.servicesBySlug.keys())
+      for (const constraints of requests({
+        professionCodes: [['psychologist'], ['counselor', 'psychologist']],
+        languageCodes: [['es'], ['en', 'fr']],
+        serviceRegionCodes: [['US'], ['US-CA', 'CA-QC']],
+        licenseRegionCodes: [['US-CA'], ['US-TX', 'US-NY'], ['ZZ-QQ'], ['XX-YY']],
+        acceptsNewClients: [true, false],
+      })) {
+        const expected = resolve(records, slug, constraints);
+        t.deepEqual(resolve(columns, slug, constraints), expected, `${name}: ${slug} ${JSON.stringify(constraints)}`);
+        compared++;
+        options += expected.options.length;
+      }
+    t.true(compared >= 800 && options > 0, `${compared} requests, ${options} options`);
+    for (let i = 0; i < records.providerCount; i++) {
+      t.is(columns.providerIdAt(i), records.providerIdAt(i));
+      t.is(columns.positionOf(records.providerIdAt(i)), i);
     }
-  t.true(compared >= 300 && options > 0, `${compared} requests, ${options} options`);
-  for (let i = 0; i < records.providerCount; i++) {
-    t.is(columns.providerIdAt(i), records.providerIdAt(i));
-    t.is(columns.positionOf(records.providerIdAt(i)), i);
+    t.is(columns.positionOf('prv_none'), -1);
+    t.deepEqual(columns.providers, records.providers);
+    t.deepEqual([...columns.serviceById.keys()], [...records.serviceById.keys()]);
+    t.deepEqual(new Map(columns.schedulesByProvider), new Map(records.schedulesByProvider));
+    t.deepEqual(columns.feedSchedules, records.feedSchedules);
+    for (const dimension of ['language', 'insurance', 'specialty', 'modality', 'license_region'])
+      t.deepEqual(columns.servingOf(dimension, '2031-03-06'), records.servingOf(dimension, '2031-03-06'), dimension);
   }
-  t.is(columns.positionOf('prv_none'), -1);
-  t.deepEqual(columns.providers, records.providers);
-  t.deepEqual(columns.servingOf('languageCodes', '2031-03-01'), records.servingOf('languageCodes', '2031-03-01'));
 });

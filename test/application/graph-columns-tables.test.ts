@@ -1,12 +1,9 @@
 import test from 'ava';
 import { gzipSync } from 'node:zlib';
-import {
-  decodeGraphColumns,
-  encodeGraphColumns,
-  type GraphParts,
-} from '../../src/application/resolution/graph-columns.js';
+import { decodeGraphColumns, type GraphParts } from '../../src/application/resolution/graph-columns.js';
+import { encodeGraphColumns } from '../../src/application/resolution/graph-columns-writer.js';
 import { gunzipWhole } from '../../src/application/resolution/graph-snapshots.js';
-import { assembleOrgGraph } from '../../src/application/resolution/org-graph.js';
+import { assembleOrgGraph } from '../helpers/record-org-graph.js';
 import type { CalendarConnection, LicenseRecord, Provider, ProviderService } from '../../src/domain/provider.js';
 
 const key = { organizationId: 'org_columns', graphVersion: 7 };

@@ -1,13 +1,10 @@
 import test from 'ava';
 import { gzipSync } from 'node:zlib';
-import {
-  createOrgGraphCache,
-  loadOrgGraph,
-  toDomainProvider,
-  type OrgGraph,
-} from '../../src/application/resolution/org-graph.js';
+import { createOrgGraphCache, toDomainProvider, type OrgGraph } from '../../src/application/resolution/org-graph.js';
+import { loadOrgGraph } from '../helpers/record-org-graph.js';
 import { createGraphSnapshots } from '../../src/application/resolution/graph-snapshots.js';
-import { encodeGraphColumns } from '../../src/application/resolution/graph-columns.js';
+import { encodeGraphColumns } from '../../src/application/resolution/graph-columns-writer.js';
+import { readGraphColumns } from '../../src/application/resolution/read-graph-columns.js';
 import { readGraphVersion } from '../../src/persistence/organization-repository.js';
 import { createGraphSnapshotBuildStep } from '../../src/workers/graph-snapshot-builder.js';
 import { toProviderView } from '../../src/persistence/provider-repository.js';
@@ -115,15 +112,8 @@ test('a damaged, cut or mislabelled snapshot is not used: the graph is read from
   const clock = () => new Date();
   const snapshots = createGraphSnapshots({ db, clock });
   const reference = await loadOrgGraph(db, id, version, Date.now());
-  await snapshots.write(
-    { organizationId: id, graphVersion: version },
-    {
-      providers: reference.providers,
-      services: [...reference.serviceById.values()],
-      schedules: [...reference.schedulesByProvider.values()].flat(),
-      sharedBytes: 0,
-    },
-  );
+  const key = { organizationId: id, graphVersion: version };
+  await snapshots.write(key, await readGraphColumns(db, key));
   const good = (await db.query('SELECT body FROM graph_snapshots WHERE organization_id = $1', [id])).rows[0]
     .body as Buffer;
   const flipped = Buffer.from(good);
@@ -231,12 +221,7 @@ test('two writers of one version: the second waits for the build lease and finds
   const db = svc.service.deps.db;
   const clock = () => new Date();
   const reference = await loadOrgGraph(db, id, version, Date.now());
-  const parts = {
-    providers: reference.providers,
-    services: [...reference.serviceById.values()],
-    schedules: [...reference.schedulesByProvider.values()].flat(),
-    sharedBytes: 0,
-  };
+  const parts = await readGraphColumns(db, { organizationId: id, graphVersion: version });
   // Two processes' stores (each its own), writing at once.
   const outcomes = await Promise.all([
     createGraphSnapshots({ db, clock }).write({ organizationId: id, graphVersion: version }, parts),

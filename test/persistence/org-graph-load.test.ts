@@ -1,10 +1,8 @@
 import test from 'ava';
-import {
-  loadOrgGraph,
-  toDomainProvider,
-  toDomainSchedule,
-  toDomainService,
-} from '../../src/application/resolution/org-graph.js';
+import { toDomainProvider, toDomainSchedule, toDomainService } from '../../src/application/resolution/org-graph.js';
+import { loadOrgGraph, readGraphParts } from '../helpers/record-org-graph.js';
+import { decodeGraphColumns } from '../../src/application/resolution/graph-columns.js';
+import { readGraphColumns } from '../../src/application/resolution/read-graph-columns.js';
 import { toProviderView } from '../../src/persistence/provider-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { variedOrganization } from '../helpers/graph-fixtures.js';
@@ -57,4 +55,53 @@ test('the compact graph load gives the same providers, services and schedules as
   t.true(graph.approxBytes > 0);
   const [full, twinP] = graph.providers.filter((p) => p.externalId !== 'bare');
   t.is(full!.languageCodes, twinP!.languageCodes, 'equal code lists are one shared list');
+});
+
+test('the columns read straight from the rows decode to the full rows mapped: absent lists, JSON nulls, odd licence records and schedules', async (t) => {
+  const { id: orgId, version } = await variedOrganization(svc, 'rowcols');
+  const db = svc.service.deps.db;
+  // Written without the API: a licence record the licence table cannot hold (a number, a key of its own), a provider
+  // with no licence list at all, schedules with JSON nulls and without days or overrides.
+  await db.query(
+    `UPDATE providers SET doc = doc || '{"licenseRecords": [{"regionCode": "US-CA", "status": "active", "seats": 2}], "email": null}'::jsonb
+     WHERE organization_id = $1 AND external_id = 'twin'`,
+    [orgId],
+  );
+  await db.query(
+    `UPDATE providers SET doc = doc - 'licenseRecords' - 'specialtyCodes' || '{"professionCode": null, "acceptsNewClients": null}'::jsonb
+     WHERE organization_id = $1 AND external_id = 'bare'`,
+    [orgId],
+  );
+  await db.query(
+    `UPDATE calendar_connections SET doc = '{"timezone": null, "title": null, "days": null, "externalCalendar": null}'::jsonb
+     WHERE id = (SELECT id FROM calendar_connections WHERE organization_id = $1 ORDER BY id LIMIT 1)`,
+    [orgId],
+  );
+  await db.query(
+    `UPDATE calendar_connections SET doc = doc || '{"title": "Évening 名前", "overrides": [{"date": "2031-03-04", "slots": []}]}'::jsonb
+     WHERE id = (SELECT id FROM calendar_connections WHERE organization_id = $1 ORDER BY id DESC LIMIT 1)`,
+    [orgId],
+  );
+  const key = { organizationId: orgId, graphVersion: version };
+  const parts = decodeGraphColumns(await readGraphColumns(db, key), key);
+  const providers = (await db.query('SELECT * FROM providers WHERE organization_id = $1 ORDER BY id', [orgId])).rows;
+  const services = (await db.query('SELECT * FROM services WHERE organization_id = $1 ORDER BY id', [orgId])).rows;
+  const schedules = (
+    await db.query('SELECT * FROM calendar_connections WHERE organization_id = $1 ORDER BY id DESC', [orgId])
+  ).rows;
+  const mapped = providers.map((r) => toDomainProvider(toProviderView(r)));
+  t.deepEqual(parts.providers, mapped);
+  t.deepEqual(
+    parts.providers.map((p) => Object.keys(p)),
+    mapped.map((p) => Object.keys(p)),
+  );
+  t.deepEqual(parts.services, services.map(toDomainService));
+  t.deepEqual(parts.schedules, schedules.map(toDomainSchedule));
+  const records = await readGraphParts(db, orgId);
+  t.deepEqual(
+    [parts.providers, parts.services, parts.schedules],
+    [records.providers, records.services, records.schedules],
+    'the records the graph of records reads',
+  );
+  t.is(parts.services[0]!.providerId, parts.providers.find((p) => p.id === parts.services[0]!.providerId)!.id);
 });

@@ -21,7 +21,7 @@ export interface GraphColumnsKey {
 }
 
 // The fields of each record, in the order the graph's records have them (org-graph.ts builds them in this order).
-const PROVIDER_FIELDS = [
+export const PROVIDER_FIELDS = [
   'id',
   'organizationId',
   'externalId',
@@ -48,7 +48,7 @@ const PROVIDER_FIELDS = [
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof Provider)[];
-const SERVICE_FIELDS = [
+export const SERVICE_FIELDS = [
   'id',
   'organizationId',
   'providerId',
@@ -63,7 +63,7 @@ const SERVICE_FIELDS = [
   'bufferBeforeMinutes',
   'bufferAfterMinutes',
 ] as const satisfies readonly (keyof ProviderService)[];
-const SCHEDULE_FIELDS = [
+export const SCHEDULE_FIELDS = [
   'id',
   'organizationId',
   'providerId',
@@ -78,25 +78,25 @@ const SCHEDULE_FIELDS = [
  * The fields of a license record, kept as columns of their own table (one row per record, providers' records in
  * provider order): a record with any other key, or a value that is not a string, keeps its provider's list as JSON.
  */
-const LICENSE_FIELDS = [
+export const LICENSE_FIELDS = [
   'licenseTypeCode',
   'regionCode',
   'status',
   'expiresAt',
   'verifiedAt',
 ] as const satisfies readonly (keyof LicenseRecord)[];
-const LICENSE_FIELD_SET = new Set<string>(LICENSE_FIELDS);
+export const LICENSE_FIELD_SET = new Set<string>(LICENSE_FIELDS);
 /** The license table's columns: the record's fields, its provider's position, and its keys in their order. */
-const LICENSE_TABLE_FIELDS = [...LICENSE_FIELDS, 'holder', 'keys'] as const;
+export const LICENSE_TABLE_FIELDS = [...LICENSE_FIELDS, 'holder', 'keys'] as const;
 /**
  * Fields whose objects are each record's own (parsed per record, never shared by equal text): license records (when
  * not in the license table), and calendar feeds (each feed is its own, as the row loader keeps them).
  */
-const OWN_FIELDS = new Set<string>(['licenseRecords', 'externalCalendar']);
+export const OWN_FIELDS = new Set<string>(['licenseRecords', 'externalCalendar']);
 /** Fields whose strings are (nearly) each record's own: written without looking for an equal one. */
-const UNIQUE_FIELDS = new Set<string>(['id', 'externalId', 'displayName', 'email', 'bio', 'username']);
+export const UNIQUE_FIELDS = new Set<string>(['id', 'externalId', 'displayName', 'email', 'bio', 'username']);
 
-const MAGIC = 'OGC1';
+export const MAGIC = 'OGC1';
 /**
  * Bumped whenever the layout or a field list changes: columns of another format are ignored (the graph loads from rows).
  * 2: license records as a table of columns; a provider's id is the string its services and schedules refer to.
@@ -117,13 +117,13 @@ const LICENSE_ROWS = 8;
 /** The kinds of a column's cells, for readers of the columns themselves (column-org-graph.ts). */
 export const CELL = { UNDEFINED, NULL, FALSE, TRUE, STRING, NUMBER, JSON_SHARED, JSON_OWN, LICENSE_ROWS } as const;
 
-interface SectionInfo {
+export interface SectionInfo {
   name: string;
   offset: number;
   bytes: number;
 }
 
-interface Header extends GraphColumnsKey {
+export interface GraphColumnsHeader extends GraphColumnsKey {
   format: number;
   counts: { providers: number; services: number; schedules: number; licenses: number };
   fields: {
@@ -140,172 +140,14 @@ interface Header extends GraphColumnsKey {
   bytes?: number;
 }
 
-/**
- * Encodes an organization's graph as columns: per record kind and field, one byte of kind and one number per record
- * (float64), over one table of distinct strings (UTF-16, so every string round-trips exactly) where JSON values (code
- * lists, license records, weekly schedules) are kept as their text. Nothing per record but its column cells: a
- * million providers is one buffer of ~250 bytes each plus their distinct strings. `pause` is awaited before each
- * column: a large graph's encoding leaves the event loop to other requests between columns.
- */
-export async function encodeGraphColumns(
-  key: GraphColumnsKey,
-  parts: GraphParts,
-  pause: () => Promise<void> = async () => undefined,
-): Promise<Buffer> {
-  const strings = createTable();
-  const texts = createTable();
-  const textOf = new Map<object, number>();
-  const sections: { name: string; data: Uint8Array }[] = [];
-  // License records go to a table of their own (providers' lists in provider order): a provider's cell names its first
-  // row, the holder column says where its list ends; the key order of each record is kept as a string.
-  const licenses: Record<string, unknown>[] = [];
-  const licenseStart = new Array<number | undefined>(parts.providers.length);
-  parts.providers.forEach((p, i) => {
-    const list = p.licenseRecords as unknown;
-    if (!Array.isArray(list)) return;
-    const tabular = list.every(
-      (x) =>
-        x !== null &&
-        typeof x === 'object' &&
-        !Array.isArray(x) &&
-        Object.entries(x).every(([k, v]) => LICENSE_FIELD_SET.has(k) && (typeof v === 'string' || v === undefined)),
-    );
-    if (!tabular) return;
-    licenseStart[i] = licenses.length;
-    for (const x of list as Record<string, unknown>[])
-      licenses.push({ ...x, holder: i, keys: Object.keys(x).join(',') });
-  });
-  const columns = async (name: string, records: readonly object[], fields: readonly string[]) => {
-    for (const field of fields) {
-      await pause();
-      const kinds = new Uint8Array(records.length);
-      const values = new Float64Array(records.length);
-      const own = OWN_FIELDS.has(field);
-      // A provider's id is looked up by its services and schedules: they refer to the same string.
-      const unique = UNIQUE_FIELDS.has(field) && !(name === 'providers' && field === 'id');
-      const licenseList = name === 'providers' && field === 'licenseRecords';
-      let narrow = true;
-      for (let r = 0; r < records.length; r++) {
-        const v = (records[r] as Record<string, unknown>)[field];
-        if (v === undefined) kinds[r] = UNDEFINED;
-        else if (v === null) kinds[r] = NULL;
-        else if (v === false) kinds[r] = FALSE;
-        else if (v === true) kinds[r] = TRUE;
-        else if (typeof v === 'string') {
-          kinds[r] = STRING;
-          values[r] = unique ? strings.add(v) : strings.ref(v);
-        } else if (typeof v === 'number') {
-          kinds[r] = NUMBER;
-          values[r] = v;
-          if (!(Number.isInteger(v) && v >= 0 && v <= 0xffffffff) || Object.is(v, -0)) narrow = false;
-        } else if (licenseList && licenseStart[r] !== undefined) {
-          kinds[r] = LICENSE_ROWS;
-          values[r] = licenseStart[r]!;
-        } else if (typeof v === 'object') {
-          kinds[r] = own ? JSON_OWN : JSON_SHARED;
-          // Lists the graph shares (one object for equal code lists) are written once.
-          if (own) values[r] = texts.ref(JSON.stringify(v));
-          else {
-            let t = textOf.get(v);
-            if (t === undefined) textOf.set(v, (t = texts.ref(JSON.stringify(v))));
-            values[r] = t;
-          }
-        } else throw new Error(`graph columns: ${name}.${field} holds a ${typeof v}`);
-      }
-      sections.push({ name: `${name}.${field}.kind`, data: kinds });
-      // Indexes and most numbers are whole and small: four bytes a cell instead of eight.
-      if (narrow)
-        sections.push({ name: `${name}.${field}.u32`, data: new Uint8Array(Uint32Array.from(values).buffer) });
-      else sections.push({ name: `${name}.${field}.f64`, data: new Uint8Array(values.buffer) });
-    }
-  };
-  await columns('providers', parts.providers, PROVIDER_FIELDS);
-  await columns('services', parts.services, SERVICE_FIELDS);
-  await columns('schedules', parts.schedules, SCHEDULE_FIELDS);
-  await columns('licenses', licenses, LICENSE_TABLE_FIELDS);
-  const encodings = { strings: strings.write('strings', sections), texts: texts.write('texts', sections) };
-  const infos: SectionInfo[] = [];
-  let offset = 0;
-  for (const s of sections) {
-    infos.push({ name: s.name, offset, bytes: s.data.byteLength });
-    offset += align8(s.data.byteLength);
-  }
-  const header: Header = {
-    format: GRAPH_COLUMNS_FORMAT,
-    organizationId: key.organizationId,
-    graphVersion: key.graphVersion,
-    counts: {
-      providers: parts.providers.length,
-      services: parts.services.length,
-      schedules: parts.schedules.length,
-      licenses: licenses.length,
-    },
-    fields: {
-      providers: PROVIDER_FIELDS,
-      services: SERVICE_FIELDS,
-      schedules: SCHEDULE_FIELDS,
-      licenses: LICENSE_TABLE_FIELDS,
-    },
-    tables: { strings: strings.size(), texts: texts.size() },
-    encodings,
-    sections: infos,
-  };
-  header.bytes = offset;
-  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  const start = align8(8 + headerBytes.length);
-  const out = Buffer.alloc(start + offset);
-  out.write(MAGIC, 0, 'latin1');
-  out.writeUInt32LE(headerBytes.length, 4);
-  headerBytes.copy(out, 8);
-  for (let i = 0; i < sections.length; i++) out.set(sections[i]!.data, start + infos[i]!.offset);
-  return out;
-}
-
-/** A table of distinct strings, written as one text and the offsets (code units) of each string in it. */
-function createTable() {
-  const index = new Map<string, number>();
-  const table: string[] = [];
-  return {
-    ref(s: string): number {
-      let i = index.get(s);
-      if (i === undefined) {
-        i = table.length;
-        table.push(s);
-        index.set(s, i);
-      }
-      return i;
-    },
-    /** Adds a string without looking for an equal one (a record's own). */
-    add(s: string): number {
-      table.push(s);
-      return table.length - 1;
-    },
-    size: () => table.length,
-    /** Adds the table's sections; returns the text's encoding (latin1 when every code unit fits a byte). */
-    write(name: string, sections: { name: string; data: Uint8Array }[]): 'latin1' | 'utf16le' {
-      const offsets = new Float64Array(table.length + 1);
-      let at = 0;
-      for (let i = 0; i < table.length; i++) {
-        offsets[i] = at;
-        at += table[i]!.length;
-      }
-      offsets[table.length] = at;
-      const text = table.join('');
-      const encoding = /[^\u0000-\u00ff]/.test(text) ? 'utf16le' : 'latin1';
-      sections.push({ name: `${name}.offsets`, data: new Uint8Array(offsets.buffer) });
-      sections.push({ name: `${name}.text`, data: Buffer.from(text, encoding) });
-      return encoding;
-    },
-  };
-}
-
-const align8 = (n: number) => Math.ceil(n / 8) * 8;
+/** A section's length rounded up to the 8 bytes every section starts on. */
+export const align8 = (n: number) => Math.ceil(n / 8) * 8;
 
 /** Why columns were not used: the graph is then loaded from its rows. */
 export class GraphColumnsError extends Error {}
 
 /**
- * Decodes columns made by `encodeGraphColumns` back into the graph's records (equal to those encoded), checking they
+ * Decodes columns made by `encodeGraphColumns` or `readGraphColumns` back into the graph's records (equal to those encoded), checking they
  * are of this format and of `expected` organization and version; throws GraphColumnsError otherwise or when the
  * buffer is cut or inconsistent. Equal strings and equal JSON texts (but license records and feeds) come back as one
  * shared value.
@@ -365,9 +207,9 @@ function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
   if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) throw new GraphColumnsError('not graph columns');
   const headerLength = buf.readUInt32LE(4);
   if (8 + headerLength > buf.length) throw new GraphColumnsError('header cut');
-  let header: Header;
+  let header: GraphColumnsHeader;
   try {
-    header = JSON.parse(buf.toString('utf8', 8, 8 + headerLength)) as Header;
+    header = JSON.parse(buf.toString('utf8', 8, 8 + headerLength)) as GraphColumnsHeader;
   } catch {
     throw new GraphColumnsError('header unreadable');
   }

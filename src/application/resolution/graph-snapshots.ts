@@ -4,12 +4,10 @@ import type { Database } from '../../persistence/database.js';
 import { runOutsideCallScope } from '../../persistence/call-scope.js';
 import { readGraphSnapshot, writeGraphSnapshot } from '../../persistence/graph-snapshot-repository.js';
 import {
-  encodeGraphColumns,
   openGraphColumns,
   GRAPH_COLUMNS_FORMAT,
   type GraphColumnsKey,
   type GraphColumnsView,
-  type GraphParts,
 } from './graph-columns.js';
 
 const gz = promisify(gzip);
@@ -64,18 +62,17 @@ export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) 
       }
     },
     /**
-     * Encodes and stores the snapshot of `key`'s version under the organization's build lease (writeGraphSnapshot):
-     * 'present' when it was stored already, or by another process while this one waited for the lease (then nothing
-     * is encoded here); drops old versions' ones.
+     * Stores `columns` (of `key`'s version: readGraphColumns, encodeGraphColumns) as the version's snapshot under the
+     * organization's build lease (writeGraphSnapshot): 'present' when it was stored already, or by another process
+     * while this one waited for the lease (then nothing is compressed here); drops old versions' ones.
      */
-    async write(key: GraphColumnsKey, parts: GraphParts): Promise<'written' | 'present'> {
+    async write(key: GraphColumnsKey, columns: Buffer): Promise<'written' | 'present'> {
       const now = deps.clock();
       return writeGraphSnapshot(deps.db, WRITE_TIMEOUT_MS, {
         organizationId: key.organizationId,
         graphVersion: key.graphVersion,
         format: GRAPH_COLUMNS_FORMAT,
         parts: async () => {
-          const columns = await encodeGraphColumns(key, parts, () => new Promise((resolve) => setImmediate(resolve)));
           const body = await gz(columns, { level: zlibConstants.Z_BEST_SPEED });
           const cut: Buffer[] = [];
           for (let i = 0; i < body.length; i += PART_BYTES) cut.push(body.subarray(i, i + PART_BYTES));

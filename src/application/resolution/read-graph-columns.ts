@@ -1,0 +1,180 @@
+import type { Database } from '../../persistence/database.js';
+import { readOrganizationGraphRows, type GraphRowSink } from '../../persistence/organization-graph-rows.js';
+import { PROVIDER_FIELDS, SCHEDULE_FIELDS, SERVICE_FIELDS, type GraphColumnsKey } from './graph-columns.js';
+import { createGraphColumnsWriter, type GraphColumnsWriter } from './graph-columns-writer.js';
+
+/** Rows fetched per batch while reading a graph: bounds the rows held at once, not the statements' count. */
+const ROW_BATCH = 10_000;
+
+const P = Object.fromEntries(PROVIDER_FIELDS.map((f, i) => [f, i])) as Record<(typeof PROVIDER_FIELDS)[number], number>;
+const S = Object.fromEntries(SERVICE_FIELDS.map((f, i) => [f, i])) as Record<(typeof SERVICE_FIELDS)[number], number>;
+const C = Object.fromEntries(SCHEDULE_FIELDS.map((f, i) => [f, i])) as Record<(typeof SCHEDULE_FIELDS)[number], number>;
+const CODE_LISTS = [
+  P.specialtyCodes,
+  P.languageCodes,
+  P.modalityCodes,
+  P.serviceRegionCodes,
+  P.insurancePlanCodes,
+  P.ageGroupCodes,
+] as const;
+const CODE_LIST_KEYS = [
+  'specialtyCodes',
+  'languageCodes',
+  'modalityCodes',
+  'serviceRegionCodes',
+  'insurancePlanCodes',
+  'ageGroupCodes',
+] as const;
+
+/**
+ * Reads an organization's graph from its rows straight into columns (the layout of a stored snapshot, which
+ * `openGraphColumns` opens and `assembleColumnGraph` indexes): rows come in batches through cursors over one snapshot
+ * of the database, each row's values go into the columns as it is read, and no provider, service or schedule object
+ * is made. The records the columns decode to are those the graph always had: a provider as `toDomainProvider` of its
+ * view (absent lists empty, nulls absent), a service as `toDomainService`, a schedule as `toDomainSchedule` (only the
+ * active ones are stored).
+ */
+export async function readGraphColumns(db: Database, key: GraphColumnsKey): Promise<Buffer> {
+  const sink = createGraphRowColumns();
+  await readOrganizationGraphRows(db, key.organizationId, ROW_BATCH, sink);
+  return sink.finish(key);
+}
+
+/** Graph rows written into columns as they come (what readGraphColumns hands the rows to); `finish` lays them out. */
+export function createGraphRowColumns(): GraphRowSink & { finish(key: GraphColumnsKey): Buffer } {
+  const w = createGraphColumnsWriter();
+  const iso = createIsoOf();
+  const json = createJsonTexts();
+  // One writer per column, called per row (no closure made per row).
+  const p = w.cells('providers');
+  const s = w.cells('services');
+  const c = w.cells('schedules');
+  const lists = CODE_LISTS.map((f) => p[f]!);
+  const emptyList = CODE_LISTS.map((f) => () => w.putText('providers', f, EMPTY_LIST));
+  const title = jsonCell(w, c, C.title, json);
+  const days = jsonCell(w, c, C.days, json, NO_DAYS);
+  const overrides = jsonCell(w, c, C.overrides, json, NO_OVERRIDES);
+  return {
+    providers: (rows) => {
+      for (const r of rows) {
+        const d = r.doc;
+        p[P.id]!(r.id);
+        p[P.organizationId]!(r.organization_id);
+        p[P.externalId]!(r.external_id);
+        p[P.displayName]!(d.displayName);
+        p[P.email]!(d.email ?? undefined);
+        p[P.status]!(r.status);
+        p[P.searchable]!(r.searchable);
+        p[P.professionCode]!(d.professionCode ?? undefined);
+        for (let k = 0; k < CODE_LIST_KEYS.length; k++) {
+          const list = d[CODE_LIST_KEYS[k]!];
+          // Absent or null: no codes (the graph's records hold an empty list).
+          if (list === undefined || list === null) emptyList[k]!();
+          else lists[k]!(list);
+        }
+        p[P.licenseRecords]!(d.licenseRecords ?? NO_LICENSES);
+        p[P.acceptsNewClients]!(d.acceptsNewClients ?? undefined);
+        p[P.timezone]!(d.timezone ?? undefined);
+        p[P.bio]!(d.bio ?? undefined);
+        p[P.username]!(d.username ?? undefined);
+        p[P.location]!(d.location ?? undefined);
+        p[P.panelCapacity]!(d.panelCapacity ?? undefined);
+        p[P.panelCurrentCount]!(d.panelCurrentCount ?? undefined);
+        p[P.profileVersion]!(r.profile_version);
+        p[P.createdAt]!(iso(r.created_at));
+        p[P.updatedAt]!(iso(r.updated_at));
+      }
+    },
+    services: (rows) => {
+      for (const r of rows) {
+        const d = r.doc ?? {};
+        s[S.id]!(r.id);
+        s[S.organizationId]!(r.organization_id);
+        s[S.providerId]!(r.provider_id);
+        s[S.slug]!(r.slug);
+        s[S.title]!(d.title);
+        s[S.duration]!(Number(d.duration));
+        s[S.price]!(d.price ?? undefined);
+        s[S.currency]!(d.currency ?? undefined);
+        s[S.modality]!(d.modality ?? undefined);
+        s[S.slotIntervalMinutes]!(d.slotIntervalMinutes ?? undefined);
+        s[S.minimumNoticeMinutes]!(d.minimumNoticeMinutes ?? undefined);
+        s[S.bufferBeforeMinutes]!(d.bufferBeforeMinutes ?? undefined);
+        s[S.bufferAfterMinutes]!(d.bufferAfterMinutes ?? undefined);
+      }
+    },
+    schedules: (rows) => {
+      for (const r of rows) {
+        c[C.id]!(r.id);
+        c[C.organizationId]!(r.organization_id);
+        c[C.providerId]!(r.provider_id);
+        title(r.title);
+        // The zone as the row has it (JSON null stays null, as toDomainSchedule keeps it).
+        c[C.timezone]!(json(r.timezone).value);
+        days(r.days);
+        overrides(r.overrides);
+        // Each feed is its own (a cell of its own text).
+        c[C.externalCalendar]!(
+          r.external_calendar === null ? undefined : ((JSON.parse(r.external_calendar) as unknown) ?? undefined),
+        );
+        c[C.status]!('active');
+      }
+    },
+    finish: (key) => w.finish(key),
+  };
+}
+
+const EMPTY_LIST = '[]';
+const NO_LICENSES: readonly unknown[] = [];
+const NO_DAYS = '{}';
+const NO_OVERRIDES = '[]';
+
+/** ISO texts of instants, made once per run of equal instants (rows of one import share theirs). */
+function createIsoOf() {
+  let last = NaN;
+  let text = '';
+  return (d: Date): string => {
+    const ms = d.getTime();
+    if (ms !== last) ((last = ms), (text = d.toISOString()));
+    return text;
+  };
+}
+
+/**
+ * A schedule's JSON fields as PostgreSQL gives their text: each distinct text parsed once (weeks repeat across
+ * providers), and an object's text written as JSON.stringify writes it (the snapshot's texts, whatever the source).
+ */
+function createJsonTexts() {
+  const values = new Map<string, { value: unknown; text: string | undefined }>();
+  const absent = { value: undefined, text: undefined };
+  return (text: string | null): { value: unknown; text: string | undefined } => {
+    if (text === null) return absent;
+    let known = values.get(text);
+    if (known === undefined) {
+      const value = JSON.parse(text) as unknown;
+      known = { value, text: value !== null && typeof value === 'object' ? JSON.stringify(value) : undefined };
+      values.set(text, known);
+    }
+    return known;
+  };
+}
+
+/**
+ * The writer of a schedule's JSON field given as its text: an object by its text, anything else as its value; absent
+ * or JSON null as `orElse` when given (the text of the graph's default), else as undefined.
+ */
+function jsonCell(
+  w: GraphColumnsWriter,
+  cells: ((v: unknown) => void)[],
+  field: number,
+  json: ReturnType<typeof createJsonTexts>,
+  orElse?: string,
+): (text: string | null) => void {
+  const cell = cells[field]!;
+  return (text) => {
+    const j = json(text);
+    if (j.text !== undefined) w.putText('schedules', field, j.text);
+    else if ((j.value === undefined || j.value === null) && orElse !== undefined) w.putText('schedules', field, orElse);
+    else cell(j.value ?? undefined);
+  };
+}
