@@ -9,14 +9,7 @@ const ROW_BATCH = 10_000;
 const P = Object.fromEntries(PROVIDER_FIELDS.map((f, i) => [f, i])) as Record<(typeof PROVIDER_FIELDS)[number], number>;
 const S = Object.fromEntries(SERVICE_FIELDS.map((f, i) => [f, i])) as Record<(typeof SERVICE_FIELDS)[number], number>;
 const C = Object.fromEntries(SCHEDULE_FIELDS.map((f, i) => [f, i])) as Record<(typeof SCHEDULE_FIELDS)[number], number>;
-const CODE_LISTS = [
-  P.specialtyCodes,
-  P.languageCodes,
-  P.modalityCodes,
-  P.serviceRegionCodes,
-  P.insurancePlanCodes,
-  P.ageGroupCodes,
-] as const;
+/** A provider's code lists, each written as a list cell (absent or null: the empty list). */
 const CODE_LIST_KEYS = [
   'specialtyCodes',
   'languageCodes',
@@ -25,6 +18,7 @@ const CODE_LIST_KEYS = [
   'insurancePlanCodes',
   'ageGroupCodes',
 ] as const;
+const CODE_LISTS = CODE_LIST_KEYS.map((k) => P[k]);
 
 /**
  * Reads an organization's graph from its rows straight into columns (the layout of a stored snapshot, which
