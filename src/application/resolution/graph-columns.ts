@@ -20,6 +20,16 @@ export interface GraphColumnsKey {
   graphVersion: number;
 }
 
+/** A provider's code lists, in their column order. */
+export const PROVIDER_CODE_LISTS = [
+  'specialtyCodes',
+  'languageCodes',
+  'modalityCodes',
+  'serviceRegionCodes',
+  'insurancePlanCodes',
+  'ageGroupCodes',
+] as const satisfies readonly (keyof Provider)[];
+
 // The fields of each record, in the order the graph's records have them (org-graph.ts builds them in this order).
 export const PROVIDER_FIELDS = [
   'id',
@@ -30,12 +40,7 @@ export const PROVIDER_FIELDS = [
   'status',
   'searchable',
   'professionCode',
-  'specialtyCodes',
-  'languageCodes',
-  'modalityCodes',
-  'serviceRegionCodes',
-  'insurancePlanCodes',
-  'ageGroupCodes',
+  ...PROVIDER_CODE_LISTS,
   'licenseRecords',
   'acceptsNewClients',
   'timezone',

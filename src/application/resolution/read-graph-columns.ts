@@ -1,6 +1,12 @@
 import type { Database } from '../../persistence/database.js';
 import { readOrganizationGraphRows, type GraphRowSink } from '../../persistence/organization-graph-rows.js';
-import { PROVIDER_FIELDS, SCHEDULE_FIELDS, SERVICE_FIELDS, type GraphColumnsKey } from './graph-columns.js';
+import {
+  PROVIDER_CODE_LISTS,
+  PROVIDER_FIELDS,
+  SCHEDULE_FIELDS,
+  SERVICE_FIELDS,
+  type GraphColumnsKey,
+} from './graph-columns.js';
 import { createGraphColumnsWriter, type GraphColumnsWriter } from './graph-columns-writer.js';
 
 /** Rows fetched per batch while reading a graph: bounds the rows held at once, not the statements' count. */
@@ -9,16 +15,8 @@ const ROW_BATCH = 10_000;
 const P = Object.fromEntries(PROVIDER_FIELDS.map((f, i) => [f, i])) as Record<(typeof PROVIDER_FIELDS)[number], number>;
 const S = Object.fromEntries(SERVICE_FIELDS.map((f, i) => [f, i])) as Record<(typeof SERVICE_FIELDS)[number], number>;
 const C = Object.fromEntries(SCHEDULE_FIELDS.map((f, i) => [f, i])) as Record<(typeof SCHEDULE_FIELDS)[number], number>;
-/** A provider's code lists, each written as a list cell (absent or null: the empty list). */
-const CODE_LIST_KEYS = [
-  'specialtyCodes',
-  'languageCodes',
-  'modalityCodes',
-  'serviceRegionCodes',
-  'insurancePlanCodes',
-  'ageGroupCodes',
-] as const;
-const CODE_LISTS = CODE_LIST_KEYS.map((k) => P[k]);
+/** The columns of a provider's code lists, each written as a list cell (absent or null: the empty list). */
+const CODE_LISTS = PROVIDER_CODE_LISTS.map((k) => P[k]);
 
 /**
  * Reads an organization's graph from its rows straight into columns (the layout of a stored snapshot, which
@@ -60,8 +58,8 @@ export function createGraphRowColumns(): GraphRowSink & { finish(key: GraphColum
         p[P.status]!(r.status);
         p[P.searchable]!(r.searchable);
         p[P.professionCode]!(d.professionCode ?? undefined);
-        for (let k = 0; k < CODE_LIST_KEYS.length; k++) {
-          const list = d[CODE_LIST_KEYS[k]!];
+        for (let k = 0; k < PROVIDER_CODE_LISTS.length; k++) {
+          const list = d[PROVIDER_CODE_LISTS[k]!];
           // Absent or null: no codes (the graph's records hold an empty list).
           if (list === undefined || list === null) emptyList[k]!();
           else lists[k]!(list);
