@@ -49,6 +49,13 @@ const OVERLOAD_INTERVAL_MS = 500;
  */
 const STANDING_SHARE = 0.8;
 /**
+ * Intervals in a row a queue must stand before the door is overloaded: a standing load keeps refilling its queue, while
+ * two bursts that overlap (a second burst arriving as the first drains slowly on a process short of CPU) refill it
+ * once and then drain. With one interval, 25 creates and 25 confirms landing 300 ms apart on one process sharing two
+ * busy cores were refused as overload (`test/ops/no-double-booking`).
+ */
+const STANDING_INTERVALS = 2;
+/**
  * How long an overload lasts after its last sign (work that waited past the target, an arrival that would have): longer
  * than the Retry-After a refusal asks for, so clients sent away that come back together are refused at once rather than
  * queued; the state ends by itself once the load has gone, whether or not anything arrives.
@@ -176,9 +183,9 @@ interface Waiter {
  * finishes nothing for seconds.
  *
  * **Overload** (CoDel, as in Nichols and Jacobson's queue management and Facebook's adaptive queueing): when work has
- * kept waiting past a target (half the average service time, at least 50 ms) for half a second, the queue has not
- * drained meanwhile and arrivals kept refilling it (a burst gets none: its clients wait for their answers) and the
- * event loop is saturated, the door is overloaded: arrivals that would wait past the target are refused at once (a
+ * kept waiting past a target (half the average service time, at least 50 ms) for two half-second intervals, in each
+ * of which the queue has not drained and arrivals kept refilling it (a burst gets none: its clients wait for their
+ * answers; two bursts that overlap refill it once), on a saturated event loop, the door is overloaded: arrivals that would wait past the target are refused at once (a
  * cheap answer), and so are waiters that have already waited past it. A queue that stands while the loop has room is
  * not overload: the limit grows instead. Each sign of overload keeps it for another 1.5 s; without one (the load has
  * gone) it ends by itself, so no state outlives the load for long: within 2 s of its last sign, a wait past the target
@@ -205,6 +212,8 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
   /** Requests that joined the queue, and that left it to start, since the mark: a queue refilled as it drains stands. */
   let arrivedSinceMark = 0;
   let startedSinceMark = 0;
+  /** Intervals in a row in which the queue stood (see STANDING_INTERVALS). */
+  let standingIntervals = 0;
   let overloadedUntil = -Infinity;
   const isOverloaded = (now: number) => now < overloadedUntil;
   /** Work waited, or would wait, past the target while overloaded: the overload goes on. */
@@ -235,6 +244,7 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
     }
     if (waitedMs < target) {
       aboveSince = undefined;
+      standingIntervals = 0;
       return;
     }
     if (now - (overloadedUntil - OVERLOAD_HOLD_MS) < RECENT_OVERLOAD_MS) {
@@ -249,16 +259,20 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
     };
     if (aboveSince === undefined) return mark();
     if (now - aboveSince < OVERLOAD_INTERVAL_MS) return;
-    // An interval of long waits: a queue that still holds most of what it held and that arrivals kept refilling, on a
-    // saturated loop, is a standing load (overloaded); one that drained, or that nothing new joined (a burst draining
-    // slowly on a process short of CPU), is not, and one whose loop has room waits for the limit to grow.
-    if (
-      saturated &&
-      waiting > 0 &&
-      waiting >= waitingAtMark * STANDING_SHARE &&
-      arrivedSinceMark >= startedSinceMark * STANDING_SHARE
-    )
+    // An interval of long waits: a queue that still holds most of what it held and that arrivals kept refilling stood;
+    // two such intervals on a saturated loop, with no drained one between, are a standing load (overloaded). One that
+    // drained, or that nothing new joined (a burst draining slowly on a process short of CPU), did not, and one whose
+    // loop has room waits for the limit to grow.
+    const stood =
+      waiting > 0 && waiting >= waitingAtMark * STANDING_SHARE && arrivedSinceMark >= startedSinceMark * STANDING_SHARE;
+    // A burst's end (drained, or nothing new arrived) starts the count again; a loop that had room at this interval's
+    // end only leaves it where it was: the measure is taken every 100 ms, and on a host short of CPU it flickers.
+    if (!stood) standingIntervals = 0;
+    else if (saturated) standingIntervals++;
+    if (standingIntervals >= STANDING_INTERVALS) {
+      standingIntervals = 0;
       stillOverloaded(now);
+    }
     mark();
   };
 

@@ -262,6 +262,34 @@ test('a burst of 50 draining one at a time on a saturated loop (creates taking o
   t.false(q.queue.overloaded);
 });
 
+test('two bursts of 25 that overlap on a saturated loop (the second lands as the first drains) are not overload: none refused', async (t) => {
+  // Two test files' worth of clients on one process sharing two busy cores: 25 creates, then 300 ms later 25 confirms,
+  // finishing one every 60 ms. The second burst refills the queue once; nothing arrives after it.
+  const q = queueOf({ limit: 64 }, { share: 1 });
+  await teach(q, 100);
+  const burst = Array.from({ length: 25 }, () => q.enter());
+  await settle();
+  let done = 0;
+  for (let step = 0; step < 200 && done < 50; step++) {
+    await q.timers.advance(60);
+    if (step === 4) burst.push(...Array.from({ length: 25 }, () => q.enter()));
+    const next = burst.find((e) => e.outcome?.admitted && !(e as { left?: boolean }).left);
+    if (next) {
+      (next as { left?: boolean }).left = true;
+      q.ticket(next).leave();
+      done++;
+    }
+    await settle();
+  }
+  t.deepEqual(
+    burst.filter((e) => e.outcome && !e.outcome.admitted).map((e) => e.outcome),
+    [],
+    'none refused',
+  );
+  t.is(done, 50);
+  t.false(q.queue.overloaded);
+});
+
 test('a full queue refuses at once; so does work whose predicted wait on a saturated loop exceeds its budget', async (t) => {
   const q = queueOf({ limit: 1, maxQueue: 2, maxWaitMs: 1000 });
   await teach(q, 100);
