@@ -74,9 +74,9 @@ export interface GraphRowSink {
 }
 
 /** One table's cursor: its batches in order, the next one already asked for while the last is handled. */
-interface RowCursor<R> {
-  /** The next batch (empty once every row was read). */
-  next(): Promise<R[]>;
+interface RowCursor {
+  /** The next batch (empty once every row was read): row objects, or each row's JSON text for a JSON cursor. */
+  next(): Promise<unknown[]>;
 }
 
 /**
@@ -84,20 +84,20 @@ interface RowCursor<R> {
  * while the caller reads another table); each batch handed over has the next one asked for before it is returned, so
  * PostgreSQL reads and sends it while Node.js handles this one.
  */
-async function openRowCursor<R>(
+async function openRowCursor(
   tx: Queryable,
   name: string,
   sql: string,
   organizationId: string,
   batchSize: number,
   json: boolean,
-): Promise<RowCursor<R>> {
+): Promise<RowCursor> {
   await tx.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, [organizationId]);
   const text = `FETCH ${Math.floor(batchSize)} FROM ${name}`;
   const fetch = json
-    ? () => tx.query<string[]>({ text, rowMode: 'array' }).then((r) => r.rows.map((row) => JSON.parse(row[0]!) as R))
-    : () => tx.query(text).then((r) => r.rows as R[]);
-  let pending: Promise<R[]> | undefined = fetch();
+    ? () => tx.query<string[]>({ text, rowMode: 'array' }).then((r) => r.rows.map((row) => row[0]!))
+    : () => tx.query(text).then((r) => r.rows);
+  let pending: Promise<unknown[]> | undefined = fetch();
   // A batch asked for ahead and never awaited (the reader failed first) must not be an unhandled rejection.
   pending.catch(() => undefined);
   return {
@@ -119,6 +119,9 @@ async function openRowCursor<R>(
  * walk streams from the first fetch, PostgreSQL reading as Node.js parses.
  */
 const ROW_ORDER_SETTINGS = 'SET LOCAL cursor_tuple_fraction = 1.0; SET LOCAL enable_sort = off';
+
+/** Rows of a JSON cursor parsed at a time (of a fetched batch), and handed to the sink together. */
+const PARSE_RUN = 256;
 
 /** Snapshot ids as pg_export_snapshot writes them (checked before one is written into SET TRANSACTION SNAPSHOT). */
 const SNAPSHOT_ID = /^[0-9A-F]+-[0-9A-F]+-[0-9]+$/;
@@ -148,9 +151,18 @@ export async function readOrganizationGraphRows(
         await other.query(`SET TRANSACTION SNAPSHOT '${snapshot}'; ${ROW_ORDER_SETTINGS}`);
         await fn(other);
       });
-    const drain = async <R>(cursor: Promise<RowCursor<R>>, onBatch: (rows: R[]) => void) => {
+    /**
+     * Hands a cursor's batches over in order: a JSON cursor's rows parsed a run at a time just before they are handed
+     * (each run's objects die young, where a whole parsed batch would outlive collections of the young generation).
+     */
+    const drain = async <R>(cursor: Promise<RowCursor>, json: boolean, onBatch: (rows: R[]) => void) => {
       const c = await cursor;
-      for (let rows = await c.next(); rows.length > 0; rows = await c.next()) onBatch(rows);
+      for (let rows = await c.next(); rows.length > 0; rows = await c.next()) {
+        if (!json) onBatch(rows as R[]);
+        else
+          for (let i = 0; i < rows.length; i += PARSE_RUN)
+            onBatch((rows as string[]).slice(i, i + PARSE_RUN).map((text) => JSON.parse(text) as R));
+      }
     };
     /** Reads `sql` on a connection of its own, its batches handed over once `after` settled. */
     const readAfter = <R>(
@@ -161,22 +173,16 @@ export async function readOrganizationGraphRows(
       onBatch: (rows: R[]) => void,
     ) =>
       onSnapshot(async (other) => {
-        const cursor = openRowCursor<R>(other, name, sql, organizationId, batchSize, json);
+        const cursor = openRowCursor(other, name, sql, organizationId, batchSize, json);
         cursor.catch(() => undefined);
         await after;
-        await drain(cursor, onBatch);
+        await drain(cursor, json, onBatch);
       });
     // Providers here; services and schedules on their own connections, each table handed over after the one before
     // (a failure of one fails those after it, so no transaction waits for a table that never comes).
-    const providers = drain(
-      openRowCursor<ProviderGraphRow>(
-        tx,
-        'graph_providers',
-        GRAPH_ROW_QUERIES.providers,
-        organizationId,
-        batchSize,
-        true,
-      ),
+    const providers = drain<ProviderGraphRow>(
+      openRowCursor(tx, 'graph_providers', GRAPH_ROW_QUERIES.providers, organizationId, batchSize, true),
+      true,
       (rows) => sink.providers(rows),
     );
     const services = readAfter<ServiceGraphRow>(providers, 'graph_services', GRAPH_ROW_QUERIES.services, true, (rows) =>

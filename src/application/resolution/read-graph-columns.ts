@@ -13,8 +13,12 @@ import {
 } from './graph-columns.js';
 import { createGraphColumnsWriter, type GraphColumnsWriter } from './graph-columns-writer.js';
 
-/** Rows fetched per batch while reading a graph: bounds the rows held at once, not the statements' count. */
-const ROW_BATCH = 10_000;
+/**
+ * Rows fetched per batch while reading a graph: bounds the rows held at once (two batches per table: the one handed
+ * over and the next one coming), not the statements' count. A batch's texts live until it is handed over, so a small
+ * one is mostly gone before the young generation is next collected (10,000: ~8 MB of provider texts copied along).
+ */
+const ROW_BATCH = 2_000;
 
 const P = Object.fromEntries(PROVIDER_FIELDS.map((f, i) => [f, i])) as Record<(typeof PROVIDER_FIELDS)[number], number>;
 const S = Object.fromEntries(SERVICE_FIELDS.map((f, i) => [f, i])) as Record<(typeof SERVICE_FIELDS)[number], number>;
