@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createDatabase } from '../src/persistence/database.js';
-import { GRAPH_ROW_QUERIES } from '../src/persistence/organization-graph-rows.js';
+import { GRAPH_ROW_QUERIES, GRAPH_ROW_SETTINGS } from '../src/persistence/organization-graph-rows.js';
 import { readGraphColumns } from '../src/application/resolution/read-graph-columns.js';
 import { openGraphColumns } from '../src/application/resolution/graph-columns.js';
 import { assembleColumnGraph } from '../src/application/resolution/column-org-graph.js';
 import { readGraphVersion } from '../src/persistence/organization-repository.js';
-import { createBenchClient, createHttpTarget } from './bench-client.js';
+import { createHttpTarget } from './bench-client.js';
 import { newPlatformKey, startBenchService } from './bench-service.js';
 import { startBenchStores } from './bench-stores.js';
 import { seedLargeOrganization } from './large-organization.js';
@@ -21,7 +21,8 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
  * A graph's load from its rows in PostgreSQL, measured in this process (`tsx bench/graph-row-read-profile.ts`):
  * `readGraphColumns` (the service's load from the rows) of one organization seeded as bench:large-org seeds it, its
  * wall time, this process's CPU and PostgreSQL's (the postmaster's tree), then the columns opened and indexed; then
- * `EXPLAIN (ANALYZE, BUFFERS)` of each of the load's queries. No HTTP, no service process: what the first resolution
+ * each of the load's queries: its cursor's plan and `EXPLAIN (ANALYZE, SERIALIZE, BUFFERS)` of the query, with the
+ * load's settings (no sort) and with sorts allowed. No HTTP, no service process: what the first resolution
  * after a graph change pays for its graph, apart from the resolution.
  *   GRAPH_ROW_PROVIDERS=100000   GRAPH_ROW_RUNS=3 (loads, one after another)
  *   GRAPH_ROW_DIR=<dir> keeps the stores and the seeded organization there for the next run (seeding 100,000 takes
@@ -101,22 +102,16 @@ try {
       const client = await db.pool.connect();
       try {
         for (const [name, sql] of Object.entries(GRAPH_ROW_QUERIES)) {
-          // A cursor's plan (DECLARE is planned with cursor_tuple_fraction; a plain SELECT for its whole result).
-          for (const fraction of ['1.0', '0.1']) {
+          // As the load plans its cursor (its settings), then with sorts allowed (the planner's own choice).
+          for (const settings of [GRAPH_ROW_SETTINGS, 'SET LOCAL cursor_tuple_fraction = 1.0']) {
             await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-            await client.query(`SET LOCAL cursor_tuple_fraction = ${fraction}`);
+            await client.query(settings);
             const declared = await client.query(`EXPLAIN DECLARE c NO SCROLL CURSOR FOR ${sql}`, [organizationId]);
+            const analysed = await client.query(`EXPLAIN (ANALYZE, SERIALIZE TEXT, BUFFERS) ${sql}`, [organizationId]);
             await client.query('ROLLBACK');
-            log(`${name}, cursor plan at cursor_tuple_fraction ${fraction}:`);
-            for (const r of declared.rows as { 'QUERY PLAN': string }[]) console.log(`    ${r['QUERY PLAN']}`);
-          }
-          for (const sortOff of [false, true]) {
-            await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-            if (sortOff) await client.query('SET LOCAL enable_sort = off');
-            const analysed = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, [organizationId]);
-            await client.query('ROLLBACK');
-            log(`${name}, EXPLAIN ANALYZE${sortOff ? ' (enable_sort off: the index walk)' : ''}:`);
-            for (const r of analysed.rows as { 'QUERY PLAN': string }[]) console.log(`    ${r['QUERY PLAN']}`);
+            log(`${name} (${settings}): the cursor's plan, then EXPLAIN ANALYZE of its query`);
+            for (const r of [...declared.rows, ...analysed.rows] as { 'QUERY PLAN': string }[])
+              console.log(`    ${r['QUERY PLAN']}`);
           }
         }
       } finally {
@@ -126,7 +121,6 @@ try {
   } finally {
     await db.close();
   }
-  void createBenchClient;
 } finally {
   await stores.stop();
 }

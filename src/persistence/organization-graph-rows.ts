@@ -118,7 +118,7 @@ async function openRowCursor(
  * organization comes before the first row (at 1,000,000 rows an external sort of ~1 GB per table, on disk), while the
  * walk streams from the first fetch, PostgreSQL reading as Node.js parses.
  */
-const ROW_ORDER_SETTINGS = 'SET LOCAL cursor_tuple_fraction = 1.0; SET LOCAL enable_sort = off';
+export const GRAPH_ROW_SETTINGS = 'SET LOCAL cursor_tuple_fraction = 1.0; SET LOCAL enable_sort = off';
 
 /** Rows of a JSON cursor parsed at a time (of a fetched batch), and handed to the sink together. */
 const PARSE_RUN = 256;
@@ -142,13 +142,13 @@ export async function readOrganizationGraphRows(
   sink: GraphRowSink,
 ): Promise<void> {
   await readOneSnapshot(db, async (tx) => {
-    await tx.query(ROW_ORDER_SETTINGS);
+    await tx.query(GRAPH_ROW_SETTINGS);
     const snapshot = String((await tx.query('SELECT pg_export_snapshot() AS s')).rows[0]?.s);
     if (!SNAPSHOT_ID.test(snapshot)) throw new Error(`graph rows: unexpected snapshot id ${snapshot}`);
     /** Runs `fn` in a transaction of its own connection that reads the snapshot of `tx`. */
     const onSnapshot = (fn: (other: Queryable) => Promise<void>) =>
       readOneSnapshot(db, async (other) => {
-        await other.query(`SET TRANSACTION SNAPSHOT '${snapshot}'; ${ROW_ORDER_SETTINGS}`);
+        await other.query(`SET TRANSACTION SNAPSHOT '${snapshot}'; ${GRAPH_ROW_SETTINGS}`);
         await fn(other);
       });
     /**
