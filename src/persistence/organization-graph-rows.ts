@@ -120,6 +120,12 @@ async function openRowCursor(
  */
 export const GRAPH_ROW_SETTINGS = 'SET LOCAL cursor_tuple_fraction = 1.0; SET LOCAL enable_sort = off';
 
+/** Whether `pool` can hand out `count` more connections now without waiting (idle ones, or room to open them). */
+function hasRoomFor(pool: Database['pool'], count: number): boolean {
+  const max = (pool as unknown as { options: { max: number } }).options.max;
+  return pool.idleCount + (max - pool.totalCount) >= count;
+}
+
 /** Rows of a JSON cursor parsed at a time (of a fetched batch), and handed to the sink together. */
 const PARSE_RUN = 256;
 
@@ -131,9 +137,10 @@ const SNAPSHOT_ID = /^[0-9A-F]+-[0-9A-F]+-[0-9]+$/;
  * one moment) through one cursor per table, each on its own connection (the two others import the first's snapshot,
  * `pg_export_snapshot`), fetched `batchSize` rows at a time: providers in id order, live services in id order,
  * calendar connections newest first. The three queries run at once and each cursor's next batch is asked for before
- * the last is handed over, so PostgreSQL plans, sorts and sends while Node.js parses and writes; the sink still gets
+ * the last is handed over, so PostgreSQL reads and sends while Node.js parses and writes; the sink still gets
  * every provider batch, then every service batch, then every schedule batch, and at most two batches per table are
- * held at a time.
+ * held at a time. When the pool has not two connections to spare, the services and schedules are read after the
+ * providers on the first connection.
  */
 export async function readOrganizationGraphRows(
   db: Database,
@@ -164,7 +171,10 @@ export async function readOrganizationGraphRows(
             onBatch((rows as string[]).slice(i, i + PARSE_RUN).map((text) => JSON.parse(text) as R));
       }
     };
-    /** Reads `sql` on a connection of its own, its batches handed over once `after` settled. */
+    // Two more connections only when the pool has them to spare: a load must not wait for (or be refused) connections
+    // held by the callers it serves; then the services and schedules are read after the providers on this one.
+    const sideBySide = hasRoomFor(db.pool, 2);
+    /** Reads `sql` (on a connection of its own when side by side), its batches handed over once `after` settled. */
     const readAfter = <R>(
       after: Promise<void>,
       name: string,
@@ -172,13 +182,16 @@ export async function readOrganizationGraphRows(
       json: boolean,
       onBatch: (rows: R[]) => void,
     ) =>
-      onSnapshot(async (other) => {
-        const cursor = openRowCursor(other, name, sql, organizationId, batchSize, json);
-        cursor.catch(() => undefined);
-        await after;
-        await drain(cursor, json, onBatch);
-      });
-    // Providers here; services and schedules on their own connections, each table handed over after the one before
+      sideBySide
+        ? onSnapshot(async (other) => {
+            const cursor = openRowCursor(other, name, sql, organizationId, batchSize, json);
+            cursor.catch(() => undefined);
+            await after;
+            await drain(cursor, json, onBatch);
+          })
+        : after.then(() => drain(openRowCursor(tx, name, sql, organizationId, batchSize, json), json, onBatch));
+    // Providers here; services and schedules on their own connections (or after them here), each table handed over
+    // after the one before
     // (a failure of one fails those after it, so no transaction waits for a table that never comes).
     const providers = drain<ProviderGraphRow>(
       openRowCursor(tx, 'graph_providers', GRAPH_ROW_QUERIES.providers, organizationId, batchSize, true),

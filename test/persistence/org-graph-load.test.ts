@@ -3,6 +3,7 @@ import { toDomainProvider, toDomainSchedule, toDomainService } from '../../src/a
 import { loadOrgGraph, readGraphParts } from '../helpers/record-org-graph.js';
 import { decodeGraphColumns } from '../../src/application/resolution/graph-columns.js';
 import { readGraphColumns } from '../../src/application/resolution/read-graph-columns.js';
+import { createDatabase } from '../../src/persistence/database.js';
 import { readOrganizationGraphRows } from '../../src/persistence/organization-graph-rows.js';
 import { toProviderView } from '../../src/persistence/provider-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -159,4 +160,21 @@ test('the three tables are read in one snapshot, on three connections: what comm
     { providers: before.providers, slugs: before.slugs, schedules: before.schedules },
   );
   t.true(before.schedules > 0);
+});
+
+test('with no connection to spare the three tables are read one after another on one connection: the same columns', async (t) => {
+  const { id: orgId } = await variedOrganization(svc, 'one-connection');
+  const db = svc.service.deps.db;
+  const version = Number(
+    (await db.query('SELECT graph_version FROM organizations WHERE id = $1', [orgId])).rows[0].graph_version,
+  );
+  const key = { organizationId: orgId, graphVersion: version };
+  const single = createDatabase(svc.stores.databaseUrl, { max: 1 });
+  try {
+    const columns = await readGraphColumns(single, key);
+    t.is(single.pool.totalCount, 1, 'one connection was opened');
+    t.deepEqual(columns, await readGraphColumns(db, key), 'the same bytes as read on three connections');
+  } finally {
+    await single.close();
+  }
 });
