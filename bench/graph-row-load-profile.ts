@@ -60,18 +60,20 @@ const feed = <R>(count: number, make: (i: number) => R, sink: (rows: R[]) => voi
 };
 console.log(`${size} providers, ${mode}`);
 step('setup');
-const at = new Date(nowMs);
-const sink: GraphRowSink = mode === 'records' ? createRecordSink() : createGraphRowColumns();
+// Instants as PostgreSQL writes them in a JSON row.
+const jsonInstant = (ms: number) => new Date(ms).toISOString().replace('Z', '+00:00');
+const at = jsonInstant(nowMs);
+const sink: GraphRowSink =
+  mode === 'records' ? createRecordSink(key.organizationId) : createGraphRowColumns(key.organizationId);
 feed<ProviderGraphRow>(
   size,
   (i) => ({
     id: idOf('prv', i),
-    organization_id: key.organizationId,
     external_id: `ext-${i}`,
     status: 'active',
     searchable: true,
     profile_version: 1,
-    created_at: new Date(nowMs + (i % 1000)),
+    created_at: jsonInstant(nowMs + (i % 1000)),
     updated_at: at,
     doc: JSON.parse(docTexts[i]!),
   }),
@@ -82,7 +84,6 @@ feed<ServiceGraphRow>(
   size,
   (i) => ({
     id: idOf('svc', i),
-    organization_id: key.organizationId,
     provider_id: idOf('prv', i),
     slug: 'intake-session',
     doc: JSON.parse(`{"title":"Intake Session","duration":50,"modality":"${generated[i]!.serviceModality}"}`),
@@ -96,7 +97,6 @@ feed<ScheduleGraphRow>(
     const i = size - 1 - k;
     return {
       id: idOf('cal', i),
-      organization_id: key.organizationId,
       provider_id: idOf('prv', i),
       title: '"Office hours"',
       timezone: JSON.stringify(generated[i]!.timezone),

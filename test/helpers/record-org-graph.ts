@@ -1,5 +1,6 @@
 import type { Database } from '../../src/persistence/database.js';
 import {
+  graphRowInstant,
   readOrganizationGraphRows,
   type GraphRowSink,
   type ProviderGraphRow,
@@ -131,11 +132,11 @@ function licenseRecords(n: GraphInterner, list: LicenseRecord[] | null | undefin
 }
 
 /** The domain provider of a graph row: the same fields, in the same order, as `toDomainProvider(toProviderView(row))`. */
-function graphProvider(n: GraphInterner, r: ProviderGraphRow): Provider {
+function graphProvider(n: GraphInterner, organizationId: string, r: ProviderGraphRow): Provider {
   const d = r.doc;
   return {
     id: r.id,
-    organizationId: n.str(r.organization_id),
+    organizationId: n.str(organizationId),
     externalId: r.external_id,
     displayName: d.displayName,
     email: d.email ?? undefined,
@@ -157,14 +158,14 @@ function graphProvider(n: GraphInterner, r: ProviderGraphRow): Provider {
     panelCapacity: d.panelCapacity ?? undefined,
     panelCurrentCount: d.panelCurrentCount ?? undefined,
     profileVersion: r.profile_version,
-    createdAt: n.iso(r.created_at),
-    updatedAt: n.iso(r.updated_at),
+    createdAt: n.iso(graphRowInstant(r.created_at)),
+    updatedAt: n.iso(graphRowInstant(r.updated_at)),
   };
 }
 
 /** The domain service of a graph row (`toDomainService`), its repeated strings shared. */
-function graphService(n: GraphInterner, r: ServiceGraphRow): ProviderService {
-  const svc = toDomainService(r);
+function graphService(n: GraphInterner, organizationId: string, r: ServiceGraphRow): ProviderService {
+  const svc = toDomainService({ ...r, organization_id: organizationId });
   svc.organizationId = n.str(svc.organizationId);
   svc.slug = n.str(svc.slug);
   if (typeof svc.title === 'string') svc.title = n.str(svc.title);
@@ -177,10 +178,10 @@ const NO_DAYS: CalendarConnection['days'] = {};
 const NO_OVERRIDES: CalendarConnection['overrides'] = [];
 
 /** The domain schedule of a graph row: the same values as `toDomainSchedule` of the full row (weeks shared). */
-function graphSchedule(n: GraphInterner, r: ScheduleGraphRow): CalendarConnection {
+function graphSchedule(n: GraphInterner, organizationId: string, r: ScheduleGraphRow): CalendarConnection {
   return {
     id: r.id,
-    organizationId: n.str(r.organization_id),
+    organizationId: n.str(organizationId),
     providerId: r.provider_id,
     title: n.json(r.title) ?? undefined,
     timezone: n.json(r.timezone),
@@ -197,26 +198,26 @@ function graphSchedule(n: GraphInterner, r: ScheduleGraphRow): CalendarConnectio
  * the values that repeat across providers.
  */
 export async function readGraphParts(db: Database, organizationId: string): Promise<GraphParts> {
-  const sink = createRecordSink();
+  const sink = createRecordSink(organizationId);
   await readOrganizationGraphRows(db, organizationId, ROW_BATCH, sink);
   return sink.parts();
 }
 
-/** Graph rows made into records as they come (what readGraphParts hands the rows to). */
-export function createRecordSink(): GraphRowSink & { parts(): GraphParts } {
+/** The graph rows of `organizationId` made into records as they come (what readGraphParts hands the rows to). */
+export function createRecordSink(organizationId: string): GraphRowSink & { parts(): GraphParts } {
   const n = createGraphInterner();
   const providers: Provider[] = [];
   const services: ProviderService[] = [];
   const schedules: CalendarConnection[] = [];
   return {
     providers: (rows) => {
-      for (const r of rows) providers.push(graphProvider(n, r));
+      for (const r of rows) providers.push(graphProvider(n, organizationId, r));
     },
     services: (rows) => {
-      for (const r of rows) services.push(graphService(n, r));
+      for (const r of rows) services.push(graphService(n, organizationId, r));
     },
     schedules: (rows) => {
-      for (const r of rows) schedules.push(graphSchedule(n, r));
+      for (const r of rows) schedules.push(graphSchedule(n, organizationId, r));
     },
     parts: () => ({ providers, services, schedules, sharedBytes: n.bytes() }),
   };

@@ -3,6 +3,8 @@ import { toDomainProvider, toDomainSchedule, toDomainService } from '../../src/a
 import { loadOrgGraph, readGraphParts } from '../helpers/record-org-graph.js';
 import { decodeGraphColumns } from '../../src/application/resolution/graph-columns.js';
 import { readGraphColumns } from '../../src/application/resolution/read-graph-columns.js';
+import { createDatabase } from '../../src/persistence/database.js';
+import { readOrganizationGraphRows } from '../../src/persistence/organization-graph-rows.js';
 import { toProviderView } from '../../src/persistence/provider-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { variedOrganization } from '../helpers/graph-fixtures.js';
@@ -104,4 +106,75 @@ test('the columns read straight from the rows decode to the full rows mapped: ab
     'the records the graph of records reads',
   );
   t.is(parts.services[0]!.providerId, parts.providers.find((p) => p.id === parts.services[0]!.providerId)!.id);
+});
+
+test('the three tables are read in one snapshot, on three connections: what commits while they are read is not seen', async (t) => {
+  const { id: orgId } = await variedOrganization(svc, 'snapshot');
+  const db = svc.service.deps.db;
+  // Many providers read one a batch: the read of the providers outlasts the writes made while it runs.
+  await db.query(
+    `INSERT INTO providers (id, platform_id, organization_id, external_id, status, searchable, doc, profile_version, created_at, updated_at)
+     SELECT id || 'x' || k, platform_id, organization_id, external_id || 'x' || k, status, searchable, doc, profile_version, created_at, updated_at
+     FROM providers CROSS JOIN generate_series(1, 1000) AS k
+     WHERE id = (SELECT min(id) FROM providers WHERE organization_id = $1)`,
+    [orgId],
+  );
+  const before = {
+    providers: Number(
+      (await db.query('SELECT count(*) FROM providers WHERE organization_id = $1', [orgId])).rows[0].count,
+    ),
+    slugs: (await db.query('SELECT slug FROM services WHERE organization_id = $1 ORDER BY id', [orgId])).rows.map(
+      (r) => r.slug as string,
+    ),
+    schedules: Number(
+      (await db.query('SELECT count(*) FROM calendar_connections WHERE organization_id = $1', [orgId])).rows[0].count,
+    ),
+  };
+  let written: Promise<unknown> | undefined;
+  let committed = false;
+  const read = { providers: 0, slugs: [] as string[], schedules: 0, committedBeforeServices: false };
+  await readOrganizationGraphRows(db, orgId, 1, {
+    providers(rows) {
+      read.providers += rows.length;
+      // Once the read has begun: every service renamed, every schedule deleted, a provider deleted, committed at once.
+      written ??= db
+        .transaction(async (tx) => {
+          await tx.query(`UPDATE services SET slug = 'renamed' WHERE organization_id = $1`, [orgId]);
+          await tx.query('DELETE FROM calendar_connections WHERE organization_id = $1', [orgId]);
+          await tx.query(`DELETE FROM providers WHERE organization_id = $1 AND external_id LIKE '%x1000'`, [orgId]);
+        })
+        .then(() => (committed = true));
+    },
+    services(rows) {
+      read.committedBeforeServices ||= committed;
+      read.slugs.push(...rows.map((r) => r.slug));
+    },
+    schedules(rows) {
+      read.schedules += rows.length;
+    },
+  });
+  await written;
+  t.true(read.committedBeforeServices, 'the writes committed before the services were handed over');
+  t.deepEqual(
+    { providers: read.providers, slugs: read.slugs, schedules: read.schedules },
+    { providers: before.providers, slugs: before.slugs, schedules: before.schedules },
+  );
+  t.true(before.schedules > 0);
+});
+
+test('with no connection to spare the three tables are read one after another on one connection: the same columns', async (t) => {
+  const { id: orgId } = await variedOrganization(svc, 'one-connection');
+  const db = svc.service.deps.db;
+  const version = Number(
+    (await db.query('SELECT graph_version FROM organizations WHERE id = $1', [orgId])).rows[0].graph_version,
+  );
+  const key = { organizationId: orgId, graphVersion: version };
+  const single = createDatabase(svc.stores.databaseUrl, { max: 1 });
+  try {
+    const columns = await readGraphColumns(single, key);
+    t.is(single.pool.totalCount, 1, 'one connection was opened');
+    t.deepEqual(columns, await readGraphColumns(db, key), 'the same bytes as read on three connections');
+  } finally {
+    await single.close();
+  }
 });

@@ -1,5 +1,9 @@
 import type { Database } from '../../persistence/database.js';
-import { readOrganizationGraphRows, type GraphRowSink } from '../../persistence/organization-graph-rows.js';
+import {
+  graphRowInstant,
+  readOrganizationGraphRows,
+  type GraphRowSink,
+} from '../../persistence/organization-graph-rows.js';
 import {
   PROVIDER_CODE_LISTS,
   PROVIDER_FIELDS,
@@ -9,8 +13,12 @@ import {
 } from './graph-columns.js';
 import { createGraphColumnsWriter, type GraphColumnsWriter } from './graph-columns-writer.js';
 
-/** Rows fetched per batch while reading a graph: bounds the rows held at once, not the statements' count. */
-const ROW_BATCH = 10_000;
+/**
+ * Rows fetched per batch while reading a graph: bounds the rows held at once (two batches per table: the one handed
+ * over and the next one coming), not the statements' count. A batch's texts live until it is handed over, so a small
+ * one is mostly gone before the young generation is next collected (10,000: ~8 MB of provider texts copied along).
+ */
+const ROW_BATCH = 2_000;
 
 const P = Object.fromEntries(PROVIDER_FIELDS.map((f, i) => [f, i])) as Record<(typeof PROVIDER_FIELDS)[number], number>;
 const S = Object.fromEntries(SERVICE_FIELDS.map((f, i) => [f, i])) as Record<(typeof SERVICE_FIELDS)[number], number>;
@@ -27,13 +35,16 @@ const CODE_LISTS = PROVIDER_CODE_LISTS.map((k) => P[k]);
  * active ones are stored).
  */
 export async function readGraphColumns(db: Database, key: GraphColumnsKey): Promise<Buffer> {
-  const sink = createGraphRowColumns();
+  const sink = createGraphRowColumns(key.organizationId);
   await readOrganizationGraphRows(db, key.organizationId, ROW_BATCH, sink);
   return sink.finish(key);
 }
 
-/** Graph rows written into columns as they come (what readGraphColumns hands the rows to); `finish` lays them out. */
-export function createGraphRowColumns(): GraphRowSink & { finish(key: GraphColumnsKey): Buffer } {
+/**
+ * The graph rows of `organizationId` written into columns as they come (what readGraphColumns hands the rows to);
+ * `finish` lays them out.
+ */
+export function createGraphRowColumns(organizationId: string): GraphRowSink & { finish(key: GraphColumnsKey): Buffer } {
   const w = createGraphColumnsWriter();
   const iso = createIsoOf();
   const json = createJsonTexts();
@@ -51,7 +62,7 @@ export function createGraphRowColumns(): GraphRowSink & { finish(key: GraphColum
       for (const r of rows) {
         const d = r.doc;
         p[P.id]!(r.id);
-        p[P.organizationId]!(r.organization_id);
+        p[P.organizationId]!(organizationId);
         p[P.externalId]!(r.external_id);
         p[P.displayName]!(d.displayName);
         p[P.email]!(d.email ?? undefined);
@@ -81,7 +92,7 @@ export function createGraphRowColumns(): GraphRowSink & { finish(key: GraphColum
       for (const r of rows) {
         const d = r.doc ?? {};
         s[S.id]!(r.id);
-        s[S.organizationId]!(r.organization_id);
+        s[S.organizationId]!(organizationId);
         s[S.providerId]!(r.provider_id);
         s[S.slug]!(r.slug);
         s[S.title]!(d.title);
@@ -98,7 +109,7 @@ export function createGraphRowColumns(): GraphRowSink & { finish(key: GraphColum
     schedules: (rows) => {
       for (const r of rows) {
         c[C.id]!(r.id);
-        c[C.organizationId]!(r.organization_id);
+        c[C.organizationId]!(organizationId);
         c[C.providerId]!(r.provider_id);
         title(r.title);
         // The zone as the row has it (JSON null stays null, as toDomainSchedule keeps it).
@@ -121,14 +132,13 @@ const NO_LICENSES: readonly unknown[] = [];
 const NO_DAYS = '{}';
 const NO_OVERRIDES = '[]';
 
-/** ISO texts of instants, made once per run of equal instants (rows of one import share theirs). */
+/** ISO texts of a row's instants, made once per run of equal texts (rows of one import share theirs). */
 function createIsoOf() {
-  let last = NaN;
-  let text = '';
-  return (d: Date): string => {
-    const ms = d.getTime();
-    if (ms !== last) ((last = ms), (text = d.toISOString()));
-    return text;
+  let last: string | undefined;
+  let iso = '';
+  return (text: string): string => {
+    if (text !== last) ((last = text), (iso = graphRowInstant(text).toISOString()));
+    return iso;
   };
 }
 
