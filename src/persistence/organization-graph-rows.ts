@@ -126,6 +126,13 @@ function hasRoomFor(pool: Database['pool'], count: number): boolean {
   return pool.idleCount + (max - pool.totalCount) >= count;
 }
 
+/**
+ * Loads reading side by side now, by pool. One at a time: loads that each held one connection while waiting for two more
+ * (dozens of organizations' first resolutions after a start) could hold a whole pool between them and wait for ever;
+ * with one, every other load runs on the one connection it holds and ends.
+ */
+const sideBySideLoads = new WeakSet<object>();
+
 /** Rows of a JSON cursor parsed at a time (of a fetched batch), and handed to the sink together. */
 const PARSE_RUN = 256;
 
@@ -139,8 +146,8 @@ const SNAPSHOT_ID = /^[0-9A-F]+-[0-9A-F]+-[0-9]+$/;
  * calendar connections newest first. The three queries run at once and each cursor's next batch is asked for before
  * the last is handed over, so PostgreSQL reads and sends while Node.js parses and writes; the sink still gets
  * every provider batch, then every service batch, then every schedule batch, and at most two batches per table are
- * held at a time. When the pool has not two connections to spare, the services and schedules are read after the
- * providers on the first connection.
+ * held at a time. When the pool has not two connections to spare, or another load of the pool reads side by side, the
+ * services and schedules are read after the providers on the first connection.
  */
 export async function readOrganizationGraphRows(
   db: Database,
@@ -173,7 +180,8 @@ export async function readOrganizationGraphRows(
     };
     // Two more connections only when the pool has them to spare: a load must not wait for (or be refused) connections
     // held by the callers it serves; then the services and schedules are read after the providers on this one.
-    const sideBySide = hasRoomFor(db.pool, 2);
+    const sideBySide = !sideBySideLoads.has(db.pool) && hasRoomFor(db.pool, 2);
+    if (sideBySide) sideBySideLoads.add(db.pool);
     /** Reads `sql` (on a connection of its own when side by side), its batches handed over once `after` settled. */
     const readAfter = <R>(
       after: Promise<void>,
@@ -210,6 +218,7 @@ export async function readOrganizationGraphRows(
     );
     // Every transaction is over before this one ends (its snapshot is theirs): wait for all, then fail with the first.
     const settled = await Promise.allSettled([providers, services, schedules]);
+    if (sideBySide) sideBySideLoads.delete(db.pool);
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
   });
 }
