@@ -3,7 +3,8 @@ import type { ServiceError } from '../../src/errors/service-error.js';
 import { bookingRoutes } from '../../src/contract/routes/booking-routes.js';
 import { requestMessageOf } from '../../src/contract/request-message-of.js';
 import { restJsonOf } from '../../src/gateway/rest-json-of.js';
-import { BookingStatus, BookingV2_Source, type BookingV2 } from '../../src/gen/scheduling/v1/resources.js';
+import { BookingStatus, type BookingV2 } from '../../src/gen/scheduling/v1/resources.js';
+import { v1Booking } from '../helpers/v1-booking.js';
 
 /**
  * The v1 booking reads on the v2 RPCs (RouteSpec.restForm, read through the gateway's requestMessageOf): GET /api/v1/bookings/:id renders GetBooking's booking and
@@ -15,25 +16,7 @@ const v1Detail = route('/api/v1/bookings/:id');
 const v1List = route('/api/v1/bookings');
 const query = (q: Record<string, string>) => requestMessageOf(v1List, { params: {}, query: q, body: undefined });
 
-const booking: BookingV2 = {
-  id: 'bkg_1',
-  organizationId: 'org_1',
-  bookingStatus: BookingStatus.BOOKING_STATUS_PENDING,
-  provider: { id: 'prv_1', displayName: 'Dr. Ada', username: 'ada' },
-  service: { id: 'svc_1', displayName: 'Intake', durationMinutes: 60 },
-  customer: { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' },
-  slot: {
-    start: new Date('2026-03-03T14:00:00Z'),
-    end: new Date('2026-03-03T15:00:00Z'),
-    timezone: 'America/New_York',
-  },
-  metadata: {},
-  source: BookingV2_Source.SOURCE_V1,
-  rescheduledFrom: 'bkg_0',
-  createdAt: new Date('2026-03-02T12:00:00Z'),
-  updatedAt: new Date('2026-03-02T12:00:00Z'),
-  confirmationUrl: 'https://example.test/api/v1/bookings/bkg_1/confirm?token=t',
-};
+const booking: BookingV2 = { ...v1Booking, rescheduledFrom: 'bkg_0' };
 
 test('GET /api/v1/bookings/:id is GetBooking with the same id, its booking in the v1 detail shape', (t) => {
   const asked = requestMessageOf(v1Detail, { params: { id: 'bkg_1' }, query: {}, body: undefined });

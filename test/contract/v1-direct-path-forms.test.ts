@@ -9,7 +9,8 @@ import {
   ListSlotsResponse,
   RescheduleBookingResponse,
 } from '../../src/gen/scheduling/v1/booking_service.js';
-import { BookingStatus, BookingV2_Source, type BookingV2 } from '../../src/gen/scheduling/v1/resources.js';
+import { BookingStatus } from '../../src/gen/scheduling/v1/resources.js';
+import { v1Booking } from '../helpers/v1-booking.js';
 
 /**
  * The v1 direct path's RPCs answer the booking resource (and ListSlots its slots); their routes' REST forms
@@ -28,24 +29,7 @@ function rendered<T>(
   return restJsonOf(r, type.decode(type.encode(message).finish()) as Record<string, unknown>);
 }
 
-const booking: BookingV2 = {
-  id: 'bkg_1',
-  organizationId: 'org_1',
-  bookingStatus: BookingStatus.BOOKING_STATUS_PENDING,
-  provider: { id: 'prv_1', displayName: 'Dr. Ada', username: 'ada' },
-  service: { id: 'svc_1', displayName: 'Intake', durationMinutes: 60 },
-  customer: { name: 'Pat Doe', email: 'pat@example.com', timezone: 'America/New_York' },
-  slot: {
-    start: new Date('2026-03-03T14:00:00Z'),
-    end: new Date('2026-03-03T15:00:00Z'),
-    timezone: 'America/New_York',
-  },
-  metadata: {},
-  source: BookingV2_Source.SOURCE_V1,
-  createdAt: new Date('2026-03-02T12:00:00Z'),
-  updatedAt: new Date('2026-03-02T12:00:00Z'),
-  confirmationUrl: 'https://example.test/api/v1/bookings/bkg_1/confirm?token=t',
-};
+const booking = v1Booking;
 
 test('the v1 direct path routes take their REST input as their RPC request, mapped by their own schemas', (t) => {
   const create = route('POST', '/api/v1/bookings');
