@@ -40,16 +40,20 @@ export function pagedTable<T>(opts: {
   async function reload(): Promise<void> {
     const mine = ++generation;
     replaceChildren(problem);
+    // Until its first page is drawn, the table says it is changing: what it shows now is about to be replaced.
+    element.setAttribute('aria-busy', 'true');
     let first: ListPage<T>;
     try {
       first = await opts.load();
     } catch (err) {
       if (mine !== generation) return;
+      element.removeAttribute('aria-busy');
       rows = [];
       replaceChildren(element, errorNotice(err));
       return;
     }
     if (mine !== generation) return;
+    element.removeAttribute('aria-busy');
     rows = [...first.data];
     draw();
     const more = loadMore<T>(
