@@ -103,6 +103,36 @@ async function closedLoop(q: ReturnType<typeof queueOf>, clients: number, ms: nu
   return { ...late, p99: late.waits[Math.floor(late.waits.length * 0.99)] ?? 0, slots };
 }
 
+/**
+ * Lets the admitted requests of `burst` finish one every `everyMs`, in order, until none is left to finish (bounded);
+ * `beforeEach(step)` runs after each advance of time. Answers how many finished.
+ */
+async function finishOneAtATime(
+  q: ReturnType<typeof queueOf>,
+  burst: { outcome?: Admission }[],
+  everyMs: number,
+  beforeEach?: (step: number) => void,
+) {
+  const left = new Set<object>();
+  let done = 0;
+  for (let step = 0; step < 200 && done < burst.length; step++) {
+    await q.timers.advance(everyMs);
+    beforeEach?.(step);
+    const next = burst.find((e) => e.outcome?.admitted && !left.has(e));
+    if (next) {
+      left.add(next);
+      q.ticket(next).leave();
+      done++;
+    }
+    await settle();
+  }
+  return done;
+}
+
+/** The refusals among `entries`' outcomes. */
+const refusals = (entries: { outcome?: Admission }[]) =>
+  entries.filter((e) => e.outcome && !e.outcome.admitted).map((e) => e.outcome);
+
 /** Lets every admitted request of a closed loop finish and leave (bounded). */
 async function drain(q: ReturnType<typeof queueOf>, slots: { e: { outcome?: Admission } }[]) {
   for (let i = 0; i < 300 && (q.queue.inFlight > 0 || q.queue.waiting > 0); i++) {
@@ -242,23 +272,8 @@ test('a burst of 50 draining one at a time on a saturated loop (creates taking o
   // The loop is saturated, so 16 run at once; they finish one every 150 ms, and nothing new arrives meanwhile.
   const burst = Array.from({ length: 50 }, () => q.enter());
   await settle();
-  let done = 0;
-  for (let step = 0; step < 100 && done < 50; step++) {
-    await q.timers.advance(150);
-    const next = burst.find((e) => e.outcome?.admitted && !(e as { left?: boolean }).left);
-    if (next) {
-      (next as { left?: boolean }).left = true;
-      q.ticket(next).leave();
-      done++;
-    }
-    await settle();
-  }
-  t.deepEqual(
-    burst.filter((e) => e.outcome && !e.outcome.admitted).map((e) => e.outcome),
-    [],
-    'none refused',
-  );
-  t.is(done, 50);
+  t.is(await finishOneAtATime(q, burst, 150), 50);
+  t.deepEqual(refusals(burst), [], 'none refused');
   t.false(q.queue.overloaded);
 });
 
@@ -269,24 +284,11 @@ test('two bursts of 25 that overlap on a saturated loop (the second lands as the
   await teach(q, 100);
   const burst = Array.from({ length: 25 }, () => q.enter());
   await settle();
-  let done = 0;
-  for (let step = 0; step < 200 && done < 50; step++) {
-    await q.timers.advance(60);
+  const done = await finishOneAtATime(q, burst, 60, (step) => {
     if (step === 4) burst.push(...Array.from({ length: 25 }, () => q.enter()));
-    const next = burst.find((e) => e.outcome?.admitted && !(e as { left?: boolean }).left);
-    if (next) {
-      (next as { left?: boolean }).left = true;
-      q.ticket(next).leave();
-      done++;
-    }
-    await settle();
-  }
-  t.deepEqual(
-    burst.filter((e) => e.outcome && !e.outcome.admitted).map((e) => e.outcome),
-    [],
-    'none refused',
-  );
+  });
   t.is(done, 50);
+  t.deepEqual(refusals(burst), [], 'none refused');
   t.false(q.queue.overloaded);
 });
 
