@@ -120,6 +120,20 @@ async function openRowCursor(
  */
 export const GRAPH_ROW_SETTINGS = 'SET LOCAL cursor_tuple_fraction = 1.0; SET LOCAL enable_sort = off';
 
+/**
+ * The shortest `idle_in_transaction_session_timeout` of a load's transactions, in milliseconds. Each waits idle while
+ * the tables before it are handed over (the schedules' while the providers and services are: some 20-30 s of a load at
+ * 1,000,000 providers), far past the default bound of a call's transaction (5 s), which would end it mid-load. Still
+ * bounded, so a stuck process does not hold a snapshot for ever; a longer bound configured stays, and so does none (0).
+ */
+export const GRAPH_LOAD_IDLE_MS = 120_000;
+
+/** Raises this transaction's idle bound to GRAPH_LOAD_IDLE_MS (see there). */
+const GRAPH_LOAD_IDLE = `SELECT set_config('idle_in_transaction_session_timeout', CASE
+  WHEN current_setting('idle_in_transaction_session_timeout')::interval = interval '0' THEN '0'
+  ELSE GREATEST(${GRAPH_LOAD_IDLE_MS}, extract(epoch FROM current_setting('idle_in_transaction_session_timeout')::interval) * 1000)::bigint::text
+  END, true)`;
+
 /** Whether `pool` can hand out `count` more connections now without waiting (idle ones, or room to open them). */
 function hasRoomFor(pool: Database['pool'], count: number): boolean {
   const max = (pool as unknown as { options: { max: number } }).options.max;
@@ -156,13 +170,13 @@ export async function readOrganizationGraphRows(
   sink: GraphRowSink,
 ): Promise<void> {
   await readOneSnapshot(db, async (tx) => {
-    await tx.query(GRAPH_ROW_SETTINGS);
+    await tx.query(`${GRAPH_ROW_SETTINGS}; ${GRAPH_LOAD_IDLE}`);
     const snapshot = String((await tx.query('SELECT pg_export_snapshot() AS s')).rows[0]?.s);
     if (!SNAPSHOT_ID.test(snapshot)) throw new Error(`graph rows: unexpected snapshot id ${snapshot}`);
     /** Runs `fn` in a transaction of its own connection that reads the snapshot of `tx`. */
     const onSnapshot = (fn: (other: Queryable) => Promise<void>) =>
       readOneSnapshot(db, async (other) => {
-        await other.query(`SET TRANSACTION SNAPSHOT '${snapshot}'; ${GRAPH_ROW_SETTINGS}`);
+        await other.query(`SET TRANSACTION SNAPSHOT '${snapshot}'; ${GRAPH_ROW_SETTINGS}; ${GRAPH_LOAD_IDLE}`);
         await fn(other);
       });
     /**
