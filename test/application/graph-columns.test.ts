@@ -2,6 +2,7 @@ import test from 'ava';
 import {
   decodeGraphColumns,
   GraphColumnsError,
+  openGraphColumns,
   type GraphParts,
 } from '../../src/application/resolution/graph-columns.js';
 import { encodeGraphColumns } from '../../src/application/resolution/graph-columns-writer.js';
@@ -108,6 +109,28 @@ test('columns decode to records equal to those encoded: strings of any plane, -0
   t.not(back.providers[0]!.licenseRecords, back.providers[1]!.licenseRecords, 'license records are each its own');
   t.is(back.services[0]!.providerId, back.providers[0]!.id, 'one string for one id');
   t.true(back.sharedBytes > 0);
+});
+
+test("a service or schedule in any order refers to its provider by the string of the provider's id (one not a provider's by a string of its own)", async (t) => {
+  const p = parts();
+  const services = [3, 0, 2, 1].map((i, k) => ({ ...p.services[i]!, id: `svc_x${k}` }));
+  services.push({ ...p.services[0]!, id: 'svc_x4', providerId: 'prv_gone' });
+  const schedules = [1, 3, 0].map((i) => ({ ...p.schedules[0]!, id: `cal_x${i}`, providerId: p.providers[i]!.id }));
+  const view = openGraphColumns(await encodeGraphColumns(key, { ...p, services, schedules }), key);
+  const ids = view.cells('providers', 'id').values;
+  for (const [kind, records] of [
+    ['services', services],
+    ['schedules', schedules],
+  ] as const) {
+    const refs = view.cells(kind, 'providerId').values;
+    records.forEach((r, k) => {
+      const at = p.providers.findIndex((x) => x.id === r.providerId);
+      if (at >= 0) t.is(refs[k], ids[at], `${kind} ${k}: the provider's string`);
+      else t.is(view.str(refs[k]!), 'prv_gone');
+    });
+  }
+  t.deepEqual(view.parts().services, services);
+  t.deepEqual(view.parts().schedules, schedules);
 });
 
 test('columns are refused (GraphColumnsError) for another organization or version, and when cut or damaged', async (t) => {

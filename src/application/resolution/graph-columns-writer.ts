@@ -191,6 +191,48 @@ function createListTexts(texts: TextTable) {
 }
 
 /**
+ * The providers' ids in the string table, each added as it comes (ids are unique: their table's key), and the string
+ * index of a provider's id found from the id (what a service or schedule refers to its provider by). Services and
+ * schedules mostly come in their providers' order or its reverse (ids made in one import): the provider next to the
+ * last one found is tried first, and the ids are hashed into a map only once one is not there.
+ */
+function createProviderIds(strings: TextTable) {
+  const ids: string[] = [];
+  const indexes: number[] = [];
+  let byId: Map<string, number> | undefined;
+  let last = 0;
+  return {
+    add(id: string): number {
+      const i = strings.add(id);
+      byId?.set(id, ids.length);
+      ids.push(id);
+      indexes.push(i);
+      return i;
+    },
+    /** The string index of provider id `id`, or -1 (no provider has it). */
+    indexOf(id: string): number {
+      const n = ids.length;
+      let at = last;
+      if (!(at < n && ids[at] === id)) {
+        if (at + 1 < n && ids[at + 1] === id) at++;
+        else if (at > 0 && at - 1 < n && ids[at - 1] === id) at--;
+        else {
+          if (byId === undefined) {
+            byId = new Map();
+            for (let k = 0; k < n; k++) byId.set(ids[k]!, k);
+          }
+          const found = byId.get(id);
+          if (found === undefined) return -1;
+          at = found;
+        }
+      }
+      last = at;
+      return indexes[at]!;
+    },
+  };
+}
+
+/**
  * Creates a writer of graph columns. `shareByIdentity` (records whose equal code lists are one object, as the graph's
  * records are) writes an object's text once per object; without it each JSON value is written as its text and equal
  * texts are shared (records read from rows, whose values are each their own).
@@ -210,11 +252,8 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
   // How each field's values are written.
   const modes = {} as Record<GraphWriterTable, { unique: boolean; own: boolean }[]>;
   for (const table of ['providers', 'services', 'schedules'] as const)
-    modes[table] = FIELDS[table].map((field) => ({
-      // A provider's id is looked up by its services and schedules: they refer to the same string.
-      unique: UNIQUE_FIELDS.has(field) && !(table === 'providers' && field === 'id'),
-      own: OWN_FIELDS.has(field),
-    }));
+    modes[table] = FIELDS[table].map((field) => ({ unique: UNIQUE_FIELDS.has(field), own: OWN_FIELDS.has(field) }));
+  const providerIds = createProviderIds(strings);
   const licenseField = PROVIDER_FIELDS.indexOf('licenseRecords');
   const licenses = columns.licenses;
   const licenseCell = (field: number, v: unknown) => cell(licenses[field]!, v, false, false);
@@ -274,6 +313,18 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
       if (table === 'providers' && f === licenseField)
         return (v: unknown) => {
           if (!licenseRows(column, v)) cell(column, v, unique, own);
+        };
+      if (table === 'providers' && FIELDS[table][f] === 'id')
+        return (v: unknown) => {
+          if (typeof v === 'string') column.push(CELL.STRING, providerIds.add(v));
+          else cell(column, v, false, own);
+        };
+      if (table !== 'providers' && FIELDS[table][f] === 'providerId')
+        return (v: unknown) => {
+          // A provider's id is looked up by its services and schedules: they refer to the same string.
+          const i = typeof v === 'string' ? providerIds.indexOf(v) : -1;
+          if (i >= 0) column.push(CELL.STRING, i);
+          else cell(column, v, unique, own);
         };
       return (v: unknown) => cell(column, v, unique, own);
     });

@@ -147,19 +147,35 @@ function createIsoOf() {
  * providers), and an object's text written as JSON.stringify writes it (the snapshot's texts, whatever the source).
  */
 function createJsonTexts() {
-  const values = new Map<string, { value: unknown; text: string | undefined }>();
+  type Known = { source: string; value: unknown; text: string | undefined };
+  // By length, then compared: a week's text is hundreds of characters, each row's its own string, and hashing it for a
+  // map costs more than comparing it with the few known texts of its length (which mostly differ at once).
+  const byLength = new Map<number, Known[]>();
+  const values = new Map<string, Known>();
   const absent = { value: undefined, text: undefined };
   return (text: string | null): { value: unknown; text: string | undefined } => {
     if (text === null) return absent;
-    let known = values.get(text);
+    let same = byLength.get(text.length);
+    if (same === undefined) byLength.set(text.length, (same = []));
+    for (let k = 0; k < same.length; k++) if (same[k]!.source === text) return same[k]!;
+    // Many distinct texts of one length: found through the map beyond the first few.
+    let known = same.length < SAME_LENGTH_COMPARED ? undefined : values.get(text);
     if (known === undefined) {
       const value = JSON.parse(text) as unknown;
-      known = { value, text: value !== null && typeof value === 'object' ? JSON.stringify(value) : undefined };
-      values.set(text, known);
+      known = {
+        source: text,
+        value,
+        text: value !== null && typeof value === 'object' ? JSON.stringify(value) : undefined,
+      };
+      if (same.length < SAME_LENGTH_COMPARED) same.push(known);
+      else values.set(text, known);
     }
     return known;
   };
 }
+
+/** Known JSON texts of one length compared with a row's before the map of texts is looked in. */
+const SAME_LENGTH_COMPARED = 8;
 
 /**
  * The writer of a schedule's JSON field given as its text: an object by its text, anything else as its value; absent
