@@ -181,16 +181,23 @@ test('with no connection to spare the three tables are read one after another on
 
 test('a load outlasts the idle bound of a call transaction: each table waits idle while those before it are handed over', async (t) => {
   const { id: orgId } = await variedOrganization(svc, 'idle-bound');
-  // The service's bounds at a tenth of a second: the services' and schedules' transactions wait longer than that, idle,
-  // while the providers are handed over one at a time to a sink that takes 150 ms each.
+  await svc.service.deps.db.query(
+    `INSERT INTO providers (id, platform_id, organization_id, external_id, status, searchable, doc, profile_version, created_at, updated_at)
+     SELECT id || 'x' || k, platform_id, organization_id, external_id || 'x' || k, status, searchable, doc, profile_version, created_at, updated_at
+     FROM providers CROSS JOIN generate_series(1, 30) AS k
+     WHERE id = (SELECT min(id) FROM providers WHERE organization_id = $1)`,
+    [orgId],
+  );
+  // The service's bounds at one second: the services' and schedules' transactions, open from the start, wait idle
+  // longer than that while some 30 providers are handed over one at a time to a sink that takes 100 ms each.
   const bounded = createDatabase(svc.stores.databaseUrl, {
-    timeouts: { statementMs: 100, lockMs: 100, poolWaitMs: 3000, transactionMs: 0 },
+    timeouts: { statementMs: 1000, lockMs: 1000, poolWaitMs: 3000, transactionMs: 0 },
   });
   try {
     const read = { providers: 0, services: 0, schedules: 0 };
     await readOrganizationGraphRows(bounded, orgId, 1, {
       providers(rows) {
-        const until = Date.now() + 150;
+        const until = Date.now() + 100;
         while (Date.now() < until); // Synchronous work on each batch, as the column writer's.
         read.providers += rows.length;
       },
@@ -202,7 +209,7 @@ test('a load outlasts the idle bound of a call transaction: each table waits idl
         (await svc.service.deps.db.query(`SELECT count(*) FROM ${table} WHERE organization_id = $1`, [orgId])).rows[0]
           .count,
       );
-    t.true(read.providers >= 2, `providers handed over one at a time: ${read.providers}`);
+    t.true(read.providers > 30, `providers handed over one at a time: ${read.providers}`);
     t.is(read.providers, await count('providers'));
     t.true(read.services > 0 && read.schedules > 0);
     t.is(read.schedules, await count('calendar_connections'));
