@@ -192,8 +192,9 @@ export async function readOrganizationGraphRows(
             onBatch((rows as string[]).slice(i, i + PARSE_RUN).map((text) => JSON.parse(text) as R));
       }
     };
-    // Two more connections only when the pool has them to spare: a load must not wait for (or be refused) connections
-    // held by the callers it serves; then the services and schedules are read after the providers on this one.
+    // Two more connections only when the pool has them to spare and no other load holds its three (sideBySideLoads): a
+    // load must not wait for (or be refused) connections held by the callers it serves; else the services and
+    // schedules are read after the providers on this one.
     const sideBySide = !sideBySideLoads.has(db.pool) && hasRoomFor(db.pool, 2);
     if (sideBySide) sideBySideLoads.add(db.pool);
     /** Reads `sql` (on a connection of its own when side by side), its batches handed over once `after` settled. */
@@ -213,8 +214,8 @@ export async function readOrganizationGraphRows(
           })
         : after.then(() => drain(openRowCursor(tx, name, sql, organizationId, batchSize, json), json, onBatch));
     // Providers here; services and schedules on their own connections (or after them here), each table handed over
-    // after the one before
-    // (a failure of one fails those after it, so no transaction waits for a table that never comes).
+    // after the one before (a failure of one fails those after it, so no transaction waits for a table that never
+    // comes).
     const providers = drain<ProviderGraphRow>(
       openRowCursor(tx, 'graph_providers', GRAPH_ROW_QUERIES.providers, organizationId, batchSize, true),
       true,
