@@ -70,21 +70,22 @@ async function slotAt(o: Org, p: Awaited<ReturnType<typeof providerWithService>>
   return slot.id;
 }
 
+/** A new organization with provider p1, and the v1 create body of p1's slot at `time` on 3 March. */
+async function orgWithSlot(name: string, time: string) {
+  const o = await newOrganization(svc, `${name}-${randomUUID().slice(0, 8)}`);
+  const p = await providerWithService(o, { externalId: 'p1' });
+  const create = { providerId: p.provider.id, serviceId: p.service.id, slotId: await slotAt(o, p, time), attendee };
+  return { o, p, create };
+}
+
 for (const redis of [true, false]) {
   const from = redis ? 'Redis' : 'PostgreSQL (Redis lost it)';
   test.serial(`v1 answers stored in the earlier form (the v1 JSON) replay byte for byte from ${from}`, async (t) => {
-    const o = await newOrganization(svc, `v1-earlier-${randomUUID().slice(0, 8)}`);
-    const p = await providerWithService(o, { externalId: 'p1' });
+    const { o, p, create } = await orgWithSlot('v1-earlier', '09:00');
 
     // A create: the earlier form held the v1 JSON as its write committed it. A service title holding ` with ` still
     // joins back to the same title.
     const createKey = randomUUID();
-    const create = {
-      providerId: p.provider.id,
-      serviceId: p.service.id,
-      slotId: await slotAt(o, p, '09:00'),
-      attendee,
-    };
     const made = await post(o, '/api/v1/bookings', create, createKey);
     t.is(made.status, 200, made.text);
     const d = JSON.parse(made.text).data;
@@ -180,15 +181,8 @@ for (const redis of [true, false]) {
 test.serial(
   'an answer stored in this release form replays the same booking over both doors, from Redis and from PostgreSQL',
   async (t) => {
-    const o = await newOrganization(svc, `v1-now-${randomUUID().slice(0, 8)}`);
-    const p = await providerWithService(o, { externalId: 'p1' });
+    const { o, p, create } = await orgWithSlot('v1-now', '10:00');
     const key = randomUUID();
-    const create = {
-      providerId: p.provider.id,
-      serviceId: p.service.id,
-      slotId: await slotAt(o, p, '10:00'),
-      attendee,
-    };
     const made = await post(o, '/api/v1/bookings', create, key);
     t.is(made.status, 200, made.text);
     const stored = await svc.service.deps.db.query(
