@@ -1,6 +1,6 @@
 // Runs the ava suite against private Redis and PostgreSQL that this run starts and stops itself
 // (or REDIS_URL / DATABASE_URL when given), then prints the plain "N passed, N failed" line CI reads.
-// `--checks` (npm test) first runs the static checks, in two lanes, while the stores start (docs/testing.md).
+// `--checks` (npm test) also runs the static checks, in two lanes beside the tests, at a lower priority (docs/testing.md).
 import { spawn } from 'node:child_process';
 import { rmSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -25,11 +25,14 @@ function writeLines(text) {
   if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-/** Runs `npm run <name>`, its output kept until it ends: whether it passed, its output and its duration. */
+/**
+ * Runs `npm run <name>` at a lower CPU priority (`nice`: the tests beside it wait on timers and other processes, the
+ * checks only compute), its output kept until it ends: whether it passed, its output and its duration.
+ */
 function runCheck(name) {
   const t0 = Date.now();
   return new Promise((done) => {
-    const child = spawn('npm', ['run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('nice', ['-n', '10', 'npm', 'run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
@@ -42,14 +45,12 @@ function runCheck(name) {
 }
 
 /**
- * The static checks of npm test, in two lanes that take about as long: tsc alone (for a whole run, `build:tests`: tsc
- * emitting the compiled tree the suite then runs, which type-checks as `typecheck` does), the others one after another.
+ * The static checks of npm test, in two lanes that take about as long: `typecheck` (tsc) alone, the others one after
+ * another. They run while the stores start and the tests run: the compiled tree the tests load is esbuild's
+ * (scripts/build-tests.mjs), built in seconds, so no test waits for tsc.
  */
 async function runChecks() {
-  const lanes = [
-    [whole ? 'build:tests' : 'typecheck'],
-    ['check:generated', 'lint:format', 'lint:proto', 'lint:layers'],
-  ];
+  const lanes = [['typecheck'], ['check:generated', 'lint:format', 'lint:proto', 'lint:layers']];
   const results = await Promise.all(
     lanes.map(async (lane) => {
       const done = [];
@@ -61,6 +62,22 @@ async function runChecks() {
 }
 
 const checks = withChecks ? runChecks() : Promise.resolve([]);
+
+// A whole run runs the compiled tree (scripts/build-tests.mjs, esbuild), built while the stores start: each test
+// process then loads plain JavaScript instead of paying tsx's loader for every module. TEST_COMPILED=1 runs the files
+// named on the compiled tree too (their `.ts` names are taken as the `.js` ones).
+const compiled = whole || process.env.TEST_COMPILED === '1';
+const building = compiled ? buildTests(root) : undefined;
+
+/** How many of the checks failed, once they have all ended; their summary line printed. */
+async function failedChecksOf(running) {
+  const checked = await running;
+  if (checked.length > 0)
+    console.log(
+      `# checks: ${checked.map((c) => `${c.name} ${c.ok ? 'passed' : 'FAILED'} (${c.seconds} s)`).join(', ')}`,
+    );
+  return checked.filter((c) => !c.ok).length;
+}
 
 // The Node.js 24 binary of the main pass is fetched (once; then read from .cache/node) while the stores start.
 /** Runs scripts/fetch-node.mjs: the path of the Node.js 24 binary, or undefined when it could not be fetched. */
@@ -224,21 +241,10 @@ async function finish(runs, failedChecks) {
   process.exit(exitCode);
 }
 
-// The checks ran while the stores started; as before, the suite does not run when one of them failed.
-const checked = await checks;
-const failedChecks = checked.filter((c) => !c.ok).length;
-if (withChecks)
-  console.log(`# checks: ${checked.map((c) => `${c.name} ${c.ok ? 'passed' : 'FAILED'} (${c.seconds} s)`).join(', ')}`);
-if (failedChecks > 0) await finish([], failedChecks);
-
-// A whole run runs the compiled tree (scripts/build-tests.mjs; built by the `build:tests` check, or here without
-// checks): each test process then loads plain JavaScript instead of paying tsx's loader for every module.
-// TEST_COMPILED=1 runs the files named on the compiled tree too (their `.ts` names are taken as the `.js` ones).
-const compiled = whole || process.env.TEST_COMPILED === '1';
 let avaCwd = root;
 if (compiled) {
-  const built = withChecks && whole ? buildDirOf(root) : await buildTests(root);
-  if (!built) await finish([], 1);
+  const built = await building;
+  if (!built) await finish([], 1 + (await failedChecksOf(checks)));
   avaCwd = buildDirOf(root);
   env.TEST_COMPILED = '1';
 }
@@ -271,4 +277,5 @@ if (whole && mainNode !== process.execPath) {
 }
 // Without Node.js 24 the run still tests what it can on the machine's Node, and counts the missing pass as a failure.
 if (whole && !fetched) runs.push({ passed: 0, failed: 1, skipped: 0, code: 1 });
-await finish(runs, 0);
+// A failed check counts as a failure of the run, as a failed test does.
+await finish(runs, await failedChecksOf(checks));
