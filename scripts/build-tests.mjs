@@ -21,17 +21,18 @@ import { build } from 'esbuild';
 
 /** The directories compiled (tsconfig.json's `include`): mirrored file by file, the others linked whole. */
 const COMPILED_DIRS = ['src', 'machines', 'test', 'bench', 'scripts', 'examples'];
-/** What tsconfig.json excludes: its TypeScript is the console's, bundled by the service itself, and is not compiled. */
-const NOT_COMPILED = ['src/console'];
+
 /** Top-level entries that never go into the build. */
 const LEFT_OUT = new Set(['.git', '.cache', '.test-data', '.data', 'tmp', '.scratch']);
 
 /** Where the compiled tree of `root` lives. */
 export const buildDirOf = (root) => join(root, '.cache', 'build');
 
-/** The TypeScript files under `dir` (relative to `root`) that the build compiles. */
+/**
+ * The TypeScript files under `dir` (relative to `root`) that the build compiles: all of them, the console's too (the
+ * service's modules import some of its files; its pages are bundled from the TypeScript, copied beside).
+ */
 function sourcesOf(root, dir, found = []) {
-  if (NOT_COMPILED.includes(dir)) return found;
   for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory()) sourcesOf(root, path, found);
