@@ -1,6 +1,7 @@
 // Runs the ava suite against private Redis and PostgreSQL that this run starts and stops itself
 // (or REDIS_URL / DATABASE_URL when given), then prints the plain "N passed, N failed" line CI reads.
-// `--checks` (npm test) also runs the static checks, in two lanes beside the tests, at a lower priority (docs/testing.md).
+// `--checks` (npm test) also runs the static checks, in two lanes beside the tests, at the lowest priority
+// (docs/testing.md).
 import { spawn } from 'node:child_process';
 import { rmSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -26,13 +27,14 @@ function writeLines(text) {
 }
 
 /**
- * Runs `npm run <name>` at a lower CPU priority (`nice`: the tests beside it wait on timers and other processes, the
- * checks only compute), its output kept until it ends: whether it passed, its output and its duration.
+ * Runs `npm run <name>` at the lowest CPU priority (`nice -n 19`: it gets the cores when the tests beside it wait on
+ * their services, stores and browsers, and yields them when the tests compute), its output kept until it ends: whether
+ * it passed, its output and its duration.
  */
 function runCheck(name) {
   const t0 = Date.now();
   return new Promise((done) => {
-    const child = spawn('nice', ['-n', '10', 'npm', 'run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('nice', ['-n', '19', 'npm', 'run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
