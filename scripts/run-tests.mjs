@@ -189,6 +189,19 @@ function printFileTimes(timingFile, label) {
   lines.push(
     `# file times, ${label}: ${sum.files} files, ${sum.wall.toFixed(0)} s wall in all, ${sum.cpu.toFixed(0)} s CPU`,
   );
+  // The pass's span, and its tail: from the start of the last file to start to the end of the pass, the time its
+  // slots were not all busy.
+  const spans = rows.map((r) => ({ start: r.ended - Number(r.wall) * 1000, end: r.ended })).filter((r) => r.end);
+  if (spans.length > 0) {
+    const first = Math.min(...spans.map((r) => r.start));
+    const last = Math.max(...spans.map((r) => r.end));
+    const lastStart = Math.max(...spans.map((r) => r.start));
+    lines.push(
+      `# file times, ${label}: ${((last - first) / 1000).toFixed(0)} s from the first file's start to the last one's ` +
+        `end, ${(sum.wall / ((last - first) / 1000)).toFixed(2)} files at a time on average, ` +
+        `${((last - lastStart) / 1000).toFixed(0)} s after the last file started`,
+    );
+  }
   writeLines(lines.join('\n'));
 }
 
@@ -269,7 +282,8 @@ console.log(`# suite on Node.js ${mainVersion}: done at ${elapsed()}`);
 // pass ran on another. (Run beside the main pass, a second pass made the 2-core machine busy enough for timing-bound
 // tests to fail; docs/testing.md.)
 if (whole && mainNode !== process.execPath) {
-  const run = await runAva(process.execPath, ['test/api/**/*.test.js'], {
+  // Four at a time: these files wait on their services more than the main pass's do, and nothing runs beside them.
+  const run = await runAva(process.execPath, ['--concurrency=4', 'test/api/**/*.test.js'], {
     label: `Node ${process.versions.node.split('.')[0]} pass`,
   });
   console.log(

@@ -1,5 +1,5 @@
 // Loaded (`--import`) into every ava worker of a run when TEST_TIMING_FILE is set: when the worker exits it appends one
-// JSON line to that file with its test file, its wall time and its CPU time, its own and that of the child processes it
+// JSON line to that file with its test file, its wall time, when it ended and its CPU time, its own and that of the child processes it
 // waited for (service processes, redis-server, Chromium), so scripts/run-tests.mjs can print where a run's time went.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,6 +24,7 @@ if (out) {
       wall: (performance.now() / 1000).toFixed(2),
       cpu: (tick(14) + tick(15)).toFixed(2),
       children: (tick(16) + tick(17)).toFixed(2),
+      ended: Date.now(),
     };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
   });
