@@ -238,7 +238,9 @@ async function runAva(node, args, { extraEnv = {}, label = 'main pass' } = {}) {
   // ava ended badly without reporting a failed test: its TAP reporter throws on a test that outlived ava's timeout and
   // ava exits before the files after it ran (avajs/ava#3461). That is a failure of the run, whatever was counted.
   if (code !== 0 && counts.failed === 0) {
-    writeLines(`not ok - ava exited with code ${code} before reporting a failure (a test past ava's timeout: see above)`);
+    writeLines(
+      `not ok - ava exited with code ${code} before reporting a failure (a test past ava's timeout: see above)`,
+    );
     counts.failed++;
   }
   printFileTimes(timingFile, label);
