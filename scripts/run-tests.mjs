@@ -1,7 +1,6 @@
 // Runs the ava suite against private Redis and PostgreSQL that this run starts and stops itself
 // (or REDIS_URL / DATABASE_URL when given), then prints the plain "N passed, N failed" line CI reads.
-// `--checks` (npm test) also runs the static checks, in two lanes beside the tests, at the lowest priority
-// (docs/testing.md).
+// `--checks` (npm test) first runs the static checks, in two lanes, while the stores start (docs/testing.md).
 import { spawn } from 'node:child_process';
 import { rmSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -26,15 +25,11 @@ function writeLines(text) {
   if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-/**
- * Runs `npm run <name>` at the lowest CPU priority (`nice -n 19`: it gets the cores when the tests beside it wait on
- * their services, stores and browsers, and yields them when the tests compute), its output kept until it ends: whether
- * it passed, its output and its duration.
- */
+/** Runs `npm run <name>`, its output kept until it ends: whether it passed, its output and its duration. */
 function runCheck(name) {
   const t0 = Date.now();
   return new Promise((done) => {
-    const child = spawn('nice', ['-n', '19', 'npm', 'run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
@@ -48,8 +43,8 @@ function runCheck(name) {
 
 /**
  * The static checks of npm test, in two lanes that take about as long: `typecheck` (tsc) alone, the others one after
- * another. They run while the stores start and the tests run: the compiled tree the tests load is esbuild's
- * (scripts/build-tests.mjs), built in seconds, so no test waits for tsc.
+ * another, while the stores start and esbuild builds the compiled tree (scripts/build-tests.mjs). Beside the tests
+ * instead, they made the main pass as much longer as they were long (docs/testing.md).
  */
 async function runChecks() {
   const lanes = [['typecheck'], ['check:generated', 'lint:format', 'lint:proto', 'lint:layers']];
@@ -264,10 +259,13 @@ async function finish(runs, failedChecks) {
   process.exit(exitCode);
 }
 
+// As before, the suite does not run when a check failed.
+const failedChecks = await failedChecksOf(checks);
+if (failedChecks > 0) await finish([], failedChecks);
 let avaCwd = root;
 if (compiled) {
   const built = await building;
-  if (!built) await finish([], 1 + (await failedChecksOf(checks)));
+  if (!built) await finish([], 1);
   avaCwd = buildDirOf(root);
   env.TEST_COMPILED = '1';
 }
@@ -301,5 +299,4 @@ if (whole && mainNode !== process.execPath) {
 }
 // Without Node.js 24 the run still tests what it can on the machine's Node, and counts the missing pass as a failure.
 if (whole && !fetched) runs.push({ passed: 0, failed: 1, skipped: 0, code: 1 });
-// A failed check counts as a failure of the run, as a failed test does.
-await finish(runs, await failedChecksOf(checks));
+await finish(runs, 0);
