@@ -1,6 +1,7 @@
 // Loaded (`--import`) into every ava worker of a run when TEST_TIMING_FILE is set: when the worker exits it appends one
-// JSON line to that file with its test file, its wall time, when it ended and its CPU time, its own and that of the child processes it
-// waited for (service processes, redis-server, Chromium), so scripts/run-tests.mjs can print where a run's time went.
+// JSON line to that file with its test file, its wall time, when it ended and its CPU time, its own and that of the
+// child processes it waited for (service processes, redis-server, Chromium), so scripts/run-tests.mjs can print where a
+// run's time went.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
