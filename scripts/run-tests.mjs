@@ -6,6 +6,7 @@ import { rmSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildDirOf, buildTests } from './build-tests.mjs';
+import { writeTestGroups } from './test-plan.mjs';
 
 const root = process.cwd();
 const started = Date.now();
@@ -269,6 +270,14 @@ if (compiled) {
   avaCwd = buildDirOf(root);
   env.TEST_COMPILED = '1';
 }
+// The compiled tree's test groups (scripts/test-plan.mjs): a whole run runs them and the files left alone; named files
+// run as named (a group too: `test/groups/api-1.test.ts`).
+const plan = compiled ? writeTestGroups(avaCwd) : undefined;
+if (whole && plan)
+  console.log(
+    `# test groups: ${plan.groups.reduce((n, g) => n + g.members.length, 0)} files in ${plan.groups.length} groups, ` +
+      `${plan.alone.length} files alone`,
+  );
 // A whole run runs the main pass on Node.js 24 LTS (fetched from the npm registry by scripts/fetch-node.mjs while the
 // stores started), its workers and the service processes they start with Node's compile cache: each of some 200 test
 // processes loads about 1,600 modules, which costs 1.5-2 s of CPU on Node 20 and about 1 s on Node 24 with the cache
@@ -278,7 +287,7 @@ const compileCache = { NODE_COMPILE_CACHE: join(root, '.cache', 'node-compile') 
 const fetched = node24 ? await node24 : undefined;
 const mainNode = process.env.TEST_NODE || fetched || process.execPath;
 const runs = [
-  await runAva(mainNode, compiled ? files.map((f) => f.replace(/\.ts$/, '.js')) : files, {
+  await runAva(mainNode, whole ? plan.files : compiled ? files.map((f) => f.replace(/\.ts$/, '.js')) : files, {
     extraEnv: mainNode === process.execPath ? {} : compileCache,
   }),
 ];
@@ -289,9 +298,13 @@ console.log(`# suite on Node.js ${mainVersion}: done at ${elapsed()}`);
 // tests to fail; docs/testing.md.)
 if (whole && mainNode !== process.execPath) {
   // Four at a time: these files wait on their services more than the main pass's do, and nothing runs beside them.
-  const run = await runAva(process.execPath, ['--concurrency=4', 'test/api/**/*.test.js'], {
-    label: `Node ${process.versions.node.split('.')[0]} pass`,
-  });
+  const run = await runAva(
+    process.execPath,
+    ['--concurrency=4', ...plan.files.filter((f) => /^test\/(api\/|groups\/api-)/.test(f))],
+    {
+      label: `Node ${process.versions.node.split('.')[0]} pass`,
+    },
+  );
   console.log(
     `Node.js ${process.version.slice(1)}, API tests: ${run.passed} passed, ${run.failed} failed (done at ${elapsed()})`,
   );

@@ -1,7 +1,6 @@
 import test from 'ava';
 import { metricSample, untilMetricSample } from '../helpers/metric-sample.js';
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
-import { once } from 'node:events';
 import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { OrganizationServiceClient } from '../../src/gen/scheduling/v1/organization_service.js';
 import { createGateway } from '../../src/gateway/create-gateway.js';
@@ -26,6 +25,22 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
+/**
+ * The grpc-status a call over a raw session ends with: from its trailers, or from its response headers when the server
+ * answered at once without a body (a trailers-only refusal); undefined when the stream closed without one, so that a
+ * test fails on it instead of waiting for ever.
+ */
+function grpcStatusOf(stream: ClientHttp2Stream): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    stream.on('response', (headers) => {
+      if (headers['grpc-status'] !== undefined) resolve(String(headers['grpc-status']));
+    });
+    stream.on('trailers', (trailers) => resolve(trailers['grpc-status'] as string | undefined));
+    stream.on('error', reject);
+    stream.on('close', () => resolve(undefined));
+  });
+}
+
 /** A ListOrganizations call whose request message is held back: the server has admitted it and waits for it. */
 function holdCall(session: ClientHttp2Session): {
   stream: ClientHttp2Stream;
@@ -40,7 +55,7 @@ function holdCall(session: ClientHttp2Session): {
     authorization: `Bearer ${svc.platformKey}`,
   });
   stream.resume();
-  const status = once(stream, 'trailers').then(([trailers]) => (trailers as Record<string, string>)['grpc-status']);
+  const status = grpcStatusOf(stream);
   // One length-prefixed empty message: a ListOrganizations request with no field set.
   return { stream, status, finish: () => stream.end(Buffer.from([0, 0, 0, 0, 0])) };
 }
@@ -70,8 +85,7 @@ async function healthCheck(session: ClientHttp2Session): Promise<string | undefi
   });
   stream.end(Buffer.from([0, 0, 0, 0, 0]));
   stream.resume();
-  const [trailers] = (await once(stream, 'trailers')) as [Record<string, string>];
-  return trailers['grpc-status'];
+  return grpcStatusOf(stream);
 }
 
 test('beyond its limit a call waits its turn; past the wait budget it is answered UNAVAILABLE with the error trailers; health and its own gateway are served', async (t) => {
