@@ -175,14 +175,15 @@ test.serial(
     // The master of the timer index: every resolution and hold schedules there, so every booking meets the gap.
     const victim = await cluster.masterOf(TIMER_KEYS.due);
 
-    const answers: { at: number; status: number; what: string }[] = [];
+    const answers: { sentAt: number; at: number; status: number; what: string }[] = [];
     const hardStop = Date.now() + 70_000;
     let stopAt = hardStop;
     /** Sends until an answer other than 503 (bounded), recording every answer. */
     const until = async (what: string, send: () => Promise<JsonResponse>) => {
       for (;;) {
+        const sentAt = Date.now();
         const res = await send();
-        answers.push({ at: Date.now(), status: res.status, what });
+        answers.push({ sentAt, at: Date.now(), status: res.status, what });
         if (res.status !== 503 || Date.now() > hardStop) return res;
         await sleep(100);
       }
@@ -239,7 +240,14 @@ test.serial(
         `503s: ${unavailable.length}` +
         (last ? `, the last ${last.at - promotedAt} ms after the promotion` : ''),
     );
-    t.true(unavailable.length > 0, 'the bookings met the gap');
+    // The bookings met the gap: requests were under way while the slot had no master. They were answered 503 (the
+    // service's Redis commands failed) or, on a loaded host where the client's reconnection outlasted the gap, waited
+    // and were served after the promotion: either way no 5xx but 503, nothing lost, no overlap (below).
+    const acrossGap = answers.filter((a) => a.sentAt < promotedAt && a.at > killedAt);
+    t.log(
+      `requests under way in the gap: ${acrossGap.length} (${acrossGap.filter((a) => a.status === 503).length} answered 503)`,
+    );
+    t.true(acrossGap.length > 0, 'the bookings met the gap');
     for (const s of unavailable) {
       t.true(s.at >= killedAt, '503 before the kill');
       t.true(s.at <= promotedAt + 3000, `503 ${s.at - promotedAt} ms after the promotion`);
