@@ -1,7 +1,8 @@
 import type { Database } from '../persistence/database.js';
 import { listGraphsWithoutSnapshot } from '../persistence/graph-snapshot-repository.js';
 import { readGraphVersion } from '../persistence/organization-repository.js';
-import { createGraphSnapshots } from '../application/resolution/graph-snapshots.js';
+import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
+import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
 import { readGraphColumns } from '../application/resolution/read-graph-columns.js';
 import { createPollingWorker } from './polling-worker.js';
 import type { Worker } from './worker.js';
@@ -19,6 +20,8 @@ export function createGraphSnapshotBuildStep(deps: { db: Database; clock: () => 
   const snapshots = createGraphSnapshots(deps);
   let seen = new Map<string, number>();
   return async function buildStep(): Promise<string | undefined> {
+    // The record of graph changes of every organization (those without snapshots too) is kept as long as snapshots.
+    await pruneGraphChanges(deps.db, new Date(deps.clock().getTime() - GRAPH_SNAPSHOT_KEEP_MS));
     const due = await listGraphsWithoutSnapshot(deps.db, BATCH);
     const next = new Map<string, number>();
     let built: string | undefined;

@@ -173,10 +173,14 @@ export interface GraphColumnsView {
   counts: { providers: number; services: number; schedules: number; licenses: number };
   /** Bytes of the columns' sections (the buffer the view keeps, but its header). */
   byteLength: number;
+  /** The buffer the columns were opened from (header included): what a snapshot stores. */
+  buffer(): Buffer;
   /** How many strings the string table holds (cells of kind STRING index it). */
   stringCount: number;
   /** The string of the string table at `i`. */
   str(i: number): string;
+  /** The JSON text of the text table at `i` (cells of kind JSON_SHARED and JSON_OWN index it), unparsed. */
+  text(i: number): string;
   /** A column's cells: one kind byte (CELL) and one number per record. */
   cells(kind: GraphRecordKind, field: string): { kinds: Uint8Array; values: ArrayLike<number> };
   /** The value of one cell, as the decoded record holds it. */
@@ -434,8 +438,10 @@ function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
   return {
     counts: { ...n },
     byteLength: buf.length - start,
+    buffer: () => buf,
     stringCount: header.tables.strings,
     str,
+    text: jsonText,
     cells: (kind, field) => ({
       kinds: new Uint8Array(...section(`${kind}.${field}.kind`, 1, counted[kind]), counted[kind]),
       values: cellsOf(`${kind}.${field}`, counted[kind]),
