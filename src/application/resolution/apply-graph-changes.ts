@@ -1,5 +1,12 @@
-import type { ChangedRow, GraphChangesRead } from '../../persistence/graph-change-repository.js';
-import { CELL, GraphColumnsError, type GraphColumnsKey, type GraphColumnsView } from './graph-columns.js';
+import type { Database } from '../../persistence/database.js';
+import { readGraphChanges, type ChangedRow, type GraphChangesRead } from '../../persistence/graph-change-repository.js';
+import {
+  CELL,
+  GraphColumnsError,
+  openGraphColumns,
+  type GraphColumnsKey,
+  type GraphColumnsView,
+} from './graph-columns.js';
 import type { GraphWriterTable } from './graph-columns-writer.js';
 import { createGraphRowColumns } from './read-graph-columns.js';
 
@@ -46,4 +53,42 @@ export function applyGraphChanges(base: GraphColumnsView, changes: GraphChanges,
   merge('services', changes.services, out.service);
   merge('schedules', changes.schedules, out.schedule);
   return out.finish(key);
+}
+
+/**
+ * Most writes (ids) a graph of `providers` providers is brought to a later version by: past it the changed rows are
+ * more than a quarter of the whole, and reading every row costs about as much as re-reading those and copying the rest.
+ */
+export function maxChangedIds(providers: number): number {
+  return Math.max(1000, Math.floor(providers / 4));
+}
+
+/** What bringing columns to the organization's current version gave. */
+export type ColumnsFromChanges =
+  /** The columns of `graphVersion` (the current version when read). */
+  | { status: 'made'; graphVersion: number; view: GraphColumnsView }
+  /** The base is of the current version. */
+  | { status: 'current'; graphVersion: number }
+  /** The record of changes cannot bring it (incomplete, or more than `maxIds` writes): read every row. */
+  | { status: 'missing' | 'too_large'; graphVersion: number };
+
+/**
+ * Brings `base` (the columns of `baseVersion`) to the organization's current version by the rows changed since
+ * (readGraphChanges, applyGraphChanges). Throws when the changes cannot be read or do not fit the base.
+ */
+export async function columnsFromChanges(
+  db: Database,
+  organizationId: string,
+  base: GraphColumnsView,
+  baseVersion: number,
+  maxIds: number,
+): Promise<ColumnsFromChanges> {
+  const changes = await readGraphChanges(db, organizationId, baseVersion, maxIds);
+  if (changes.status !== 'changed') return changes;
+  const key = { organizationId, graphVersion: changes.graphVersion };
+  return {
+    status: 'made',
+    graphVersion: changes.graphVersion,
+    view: openGraphColumns(applyGraphChanges(base, changes, key), key),
+  };
 }

@@ -177,6 +177,8 @@ export interface GraphColumnsView {
   buffer(): Buffer;
   /** How many strings the string table holds (cells of kind STRING index it). */
   stringCount: number;
+  /** How many JSON texts the text table holds (cells of kind JSON_SHARED and JSON_OWN index it). */
+  textCount: number;
   /** The string of the string table at `i`. */
   str(i: number): string;
   /** The JSON text of the text table at `i` (cells of kind JSON_SHARED and JSON_OWN index it), unparsed. */
@@ -440,6 +442,7 @@ function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
     byteLength: buf.length - start,
     buffer: () => buf,
     stringCount: header.tables.strings,
+    textCount: header.tables.texts,
     str,
     text: jsonText,
     cells: (kind, field) => ({

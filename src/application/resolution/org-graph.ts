@@ -9,8 +9,7 @@ import type { GraphSnapshots } from './graph-snapshots.js';
 import type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 import { assembleColumnGraph } from './column-org-graph.js';
 import { readGraphColumns } from './read-graph-columns.js';
-import { applyGraphChanges } from './apply-graph-changes.js';
-import { readGraphChanges } from '../../persistence/graph-change-repository.js';
+import { columnsFromChanges, maxChangedIds } from './apply-graph-changes.js';
 
 export type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 
@@ -128,37 +127,31 @@ export function createOrgGraphCache(deps: {
     organizationId: string,
     baseVersion: number,
     base: GraphColumnsView,
+    baseStored: Promise<boolean>,
     atLeast: number,
     now: number,
   ): Promise<OrgGraph | undefined> => {
-    const changes = await readGraphChanges(
+    const made = await columnsFromChanges(
       deps.db,
       organizationId,
+      base,
       baseVersion,
       (deps.maxChangedIds ?? maxChangedIds)(base.counts.providers),
     ).catch((e: unknown) => {
-      problem(organizationId, baseVersion, `changes unreadable: ${(e as Error).message}`);
+      problem(organizationId, baseVersion, `changes not applied: ${(e as Error).message}`);
       return undefined;
     });
     // Never a graph older than the version asked for (a version read before this one is; it never moves back).
-    if (changes === undefined || changes.graphVersion < atLeast) return undefined;
-    if (changes.status === 'current')
+    if (made === undefined || made.graphVersion < atLeast) return undefined;
+    if (made.status === 'current')
       return assembleColumnGraph(organizationId, baseVersion, base, now, {
         source: 'changes',
-        snapshotStored: Promise.resolve(true),
+        snapshotStored: baseStored,
       });
-    if (changes.status !== 'changed') return undefined;
-    const key = { organizationId, graphVersion: changes.graphVersion };
-    let view: GraphColumnsView;
-    try {
-      view = openGraphColumns(applyGraphChanges(base, changes, key), key);
-    } catch (e) {
-      problem(organizationId, changes.graphVersion, `changes not applied: ${(e as Error).message}`);
-      return undefined;
-    }
-    return assembleColumnGraph(organizationId, changes.graphVersion, view, now, {
+    if (made.status !== 'made') return undefined;
+    return assembleColumnGraph(organizationId, made.graphVersion, made.view, now, {
       source: 'changes',
-      snapshotStored: storeIfLarge(organizationId, changes.graphVersion, view),
+      snapshotStored: storeIfLarge(organizationId, made.graphVersion, made.view),
     });
   };
   /** Stores a version's snapshot after the answer when the graph is large enough to have one (else false). */
@@ -170,7 +163,7 @@ export function createOrgGraphCache(deps: {
     const now = deps.clock().getTime();
     // From the graph this process holds at an earlier version: only the rows changed since are read.
     if (base?.columns) {
-      const g = await fromChanges(organizationId, base.graphVersion, base.columns, version, now);
+      const g = await fromChanges(organizationId, base.graphVersion, base.columns, base.snapshotStored, version, now);
       if (g) return g;
     }
     const snapshots = deps.snapshots;
@@ -220,7 +213,7 @@ export function createOrgGraphCache(deps: {
     if (latest === undefined || latest >= version) return undefined;
     const read = await snapshots.read({ organizationId, graphVersion: latest });
     if (!read.found) return undefined;
-    return fromChanges(organizationId, latest, read.columns, version, now);
+    return fromChanges(organizationId, latest, read.columns, Promise.resolve(true), version, now);
   };
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
@@ -244,14 +237,6 @@ export function createOrgGraphCache(deps: {
     cache.set(organizationId, loading);
     return loading;
   };
-}
-
-/**
- * Most writes (ids) a graph of `providers` providers is brought to a later version by: past it the changed rows are
- * more than a quarter of the whole, and reading every row costs about as much as re-reading those and copying the rest.
- */
-export function maxChangedIds(providers: number): number {
-  return Math.max(1000, Math.floor(providers / 4));
 }
 
 /** The function created by createOrgGraphCache. */

@@ -134,24 +134,6 @@ export function createGraphRowColumns(organizationId: string): GraphRowColumns {
     );
     c[C.status]!('active');
   };
-  const writers = { providers: p, services: s, schedules: c };
-  const fields = { providers: PROVIDER_FIELDS, services: SERVICE_FIELDS, schedules: SCHEDULE_FIELDS };
-  /** Each source's columns, opened once (a copy reads them record after record). */
-  const opened = new Map<
-    GraphColumnsView,
-    Record<GraphWriterTable, { kinds: Uint8Array; values: ArrayLike<number> }[]>
-  >();
-  const columnsOf = (from: GraphColumnsView) => {
-    let cols = opened.get(from);
-    if (cols === undefined) {
-      const open = (t: GraphWriterTable) => fields[t].map((f) => from.cells(t, f));
-      opened.set(
-        from,
-        (cols = { providers: open('providers'), services: open('services'), schedules: open('schedules') }),
-      );
-    }
-    return cols;
-  };
   return {
     provider,
     service,
@@ -165,42 +147,7 @@ export function createGraphRowColumns(organizationId: string): GraphRowColumns {
     schedules: (rows) => {
       for (const r of rows) schedule(r);
     },
-    copy(table, from, r) {
-      const cols = columnsOf(from)[table];
-      const put = writers[table];
-      const names = fields[table];
-      for (let f = 0; f < cols.length; f++) {
-        const { kinds, values } = cols[f]!;
-        switch (kinds[r]) {
-          case CELL.STRING:
-            put[f]!(from.str(values[r]!));
-            break;
-          case CELL.NUMBER:
-            put[f]!(values[r]!);
-            break;
-          case CELL.UNDEFINED:
-            put[f]!(undefined);
-            break;
-          case CELL.NULL:
-            put[f]!(null);
-            break;
-          case CELL.TRUE:
-            put[f]!(true);
-            break;
-          case CELL.FALSE:
-            put[f]!(false);
-            break;
-          case CELL.JSON_SHARED:
-          case CELL.JSON_OWN:
-            // The text the cell was written as (JSON.stringify of the row's value): written again, it is the same cell.
-            w.putText(table, f, from.text(values[r]!));
-            break;
-          default:
-            // License rows: the provider's records, in their keys' order, written as the row's list is.
-            put[f]!(from.value(table, names[f]!, r));
-        }
-      }
-    },
+    copy: (table, from, r) => w.copy(table, from, r),
     finish: (key) => w.finish(key),
   };
 }
