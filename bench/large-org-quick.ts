@@ -299,10 +299,14 @@ try {
           throw new Error(`change import: ${r.created} created, ${r.invalid} invalid, ${r.failedJobs} jobs failed`);
       };
       const stepIn = async (what: string, s: BenchService, c: typeof api2, change: () => Promise<unknown>) => {
+        const t0 = performance.now();
         await change();
+        const changeMs = performance.now() - t0;
         const x = await firstResolution(s, httpResolutionCaller(c), body);
         await waitForSnapshot(stores.databaseUrl, lo.organizationId);
-        const line = `  first resolution ${what}: ${fmt(x)} | load ${formatLoad(machineInfo().loadAverage)}`;
+        const line =
+          `  first resolution ${what}: ${fmt(x)} | the change itself ${changeMs.toFixed(0)} ms | load ` +
+          formatLoad(machineInfo().loadAverage);
         log(line);
         changeRows.push(`${size} providers,${line}`);
       };

@@ -213,6 +213,10 @@ test.serial(
     const g = await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(large.id);
     t.is(g.source, 'snapshot');
     t.deepEqual(contentOf(g), contentOf(await loadOrgGraph(db, large.id, settled, Date.now())));
+    t.true(
+      g.columns!.buffer().equals(await readGraphColumns(db, { organizationId: large.id, graphVersion: settled })),
+      'built from the earlier snapshot and the changes: the columns of every row read',
+    );
   },
 );
 
