@@ -41,7 +41,7 @@ export function applyGraphChanges(base: GraphColumnsView, changes: GraphChanges,
     const ids = base.cells(table, 'id');
     const n = base.counts[table];
     for (let r = 0; r < n; r++) {
-      const id = ids.kinds[r] === CELL.STRING ? base.str(ids.values[r]!) : (base.value(table, 'id', r) as string);
+      const id = ids.kinds[r] === CELL.STRING ? base.strOnce(ids.values[r]!) : (base.value(table, 'id', r) as string);
       if (changed.has(id)) continue;
       out.copy(table, base, r);
       chain(id);

@@ -347,16 +347,16 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
     /** A cell of kind STRING, NUMBER, JSON or a constant, written into `column` as its value would be. */
     const copyCell = (column: Column, kind: number, v: number, unique: boolean) => {
       if (kind === CELL.STRING) {
-        if (unique) column.push(kind, strings.add(from.str(v)));
+        if (unique) column.push(kind, strings.add(from.strOnce(v)));
         else {
           let i = stringAt[v]!;
-          if (i < 0) i = stringAt[v] = strings.ref(from.str(v));
+          if (i < 0) i = stringAt[v] = strings.ref(from.strOnce(v));
           column.push(kind, i);
         }
       } else if (kind === CELL.JSON_SHARED || kind === CELL.JSON_OWN) {
         // A JSON cell's text is JSON.stringify of its value, which the writer adds by text (ref) either way.
         let i = textAt[v]!;
-        if (i < 0) i = textAt[v] = texts.ref(from.text(v));
+        if (i < 0) i = textAt[v] = texts.ref(from.textOnce(v));
         column.push(kind, i);
       } else if (kind === CELL.NUMBER) column.push(kind, v);
       else if (kind <= CELL.TRUE) column.push(kind, 0);
@@ -394,10 +394,10 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
         const v = cells[f]!.values[r]!;
         const column = out[f]!;
         if (kind === CELL.STRING && table === 'providers' && f === idField)
-          column.push(kind, providerIds.add(from.str(v)));
+          column.push(kind, providerIds.add(from.strOnce(v)));
         else if (kind === CELL.STRING && table !== 'providers' && f === providerIdFields[table])
           // Refers to its provider's id string (as a row's does), found by the id.
-          writers[table][f]!(from.str(v));
+          writers[table][f]!(from.strOnce(v));
         else if (kind === CELL.LICENSE_ROWS) {
           const holder = column.length;
           column.push(kind, licenses[0]!.length);
