@@ -158,13 +158,13 @@ if (mode === 'records') {
     // Runs before the measured one (GRAPH_APPLY_RUNS, default 0): the copy alone, CPU without collections.
     for (let k = 0; k < Number(process.env.GRAPH_APPLY_RUNS ?? 0); k++) {
       const t = process.cpuUsage();
-      change();
+      await change();
       const d = process.cpuUsage(t);
       console.log(`  apply one change, run ${k + 1}: CPU ${((d.user + d.system) / 1000).toFixed(0)} ms`);
     }
     gc();
     cpu = process.cpuUsage();
-    const made = change();
+    const made = await change();
     step('apply one change');
     const again = assembleColumnGraph(key.organizationId, 2, openGraphColumns(made, next), Date.now(), origin);
     step('index');

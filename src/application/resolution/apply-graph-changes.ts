@@ -19,10 +19,21 @@ export type GraphChanges = Extract<GraphChangesRead, { status: 'changed' }>;
  * load's order (after the row PostgreSQL orders before it), the records of ids whose rows are gone left out. The
  * result is byte for byte the columns `readGraphColumns` reads at that version (the same values through the same
  * writer in the same order); throws GraphColumnsError when the changes do not fit the base (the caller reads the rows).
+ * Awaits `pause` between runs of records: the copy leaves the event loop to the process's other work (a transaction
+ * of another call must not sit idle past its bound while a large graph is copied).
  */
-export function applyGraphChanges(base: GraphColumnsView, changes: GraphChanges, key: GraphColumnsKey): Buffer {
+export async function applyGraphChanges(
+  base: GraphColumnsView,
+  changes: GraphChanges,
+  key: GraphColumnsKey,
+  pause: () => Promise<void> = yieldToLoop,
+): Promise<Buffer> {
   const out = createGraphRowColumns(key.organizationId);
-  const merge = <R extends { id: string }>(table: GraphWriterTable, rows: ChangedRow<R>[], write: (row: R) => void) => {
+  const merge = async <R extends { id: string }>(
+    table: GraphWriterTable,
+    rows: ChangedRow<R>[],
+    write: (row: R) => void,
+  ) => {
     const changed = new Set(changes.ids[table]);
     // Each changed row by the id before it (one row follows any id): chains of new rows follow one base record.
     const next = new Map<string | null, R>();
@@ -41,6 +52,8 @@ export function applyGraphChanges(base: GraphColumnsView, changes: GraphChanges,
     const ids = base.cells(table, 'id');
     const n = base.counts[table];
     for (let r = 0; r < n; r++) {
+      // Other work of the process runs between runs of records (a copy of 100,000 takes a few hundred ms).
+      if (r % PAUSE_EVERY === PAUSE_EVERY - 1) await pause();
       const id = ids.kinds[r] === CELL.STRING ? base.strOnce(ids.values[r]!) : (base.value(table, 'id', r) as string);
       if (changed.has(id)) continue;
       out.copy(table, base, r);
@@ -49,11 +62,15 @@ export function applyGraphChanges(base: GraphColumnsView, changes: GraphChanges,
     if (written !== rows.length)
       throw new GraphColumnsError(`changes: ${rows.length - written} ${table} rows placed after no record`);
   };
-  merge('providers', changes.providers, out.provider);
-  merge('services', changes.services, out.service);
-  merge('schedules', changes.schedules, out.schedule);
+  await merge('providers', changes.providers, out.provider);
+  await merge('services', changes.services, out.service);
+  await merge('schedules', changes.schedules, out.schedule);
   return out.finish(key);
 }
+
+/** Records copied between two pauses of applyGraphChanges. */
+const PAUSE_EVERY = 8192;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Most writes (ids) a graph of `providers` providers is brought to a later version by: past it the changed rows are
@@ -89,6 +106,6 @@ export async function columnsFromChanges(
   return {
     status: 'made',
     graphVersion: changes.graphVersion,
-    view: openGraphColumns(applyGraphChanges(base, changes, key), key),
+    view: openGraphColumns(await applyGraphChanges(base, changes, key), key),
   };
 }
