@@ -295,8 +295,17 @@ try {
         }));
         imports++;
         const r = await benchImport(c, batch, 500);
-        if (r.created !== batch.length)
-          throw new Error(`change import: ${r.created} created, ${r.invalid} invalid, ${r.failedJobs} jobs failed`);
+        if (r.created !== batch.length) {
+          // Why, from the service's own log (BENCH_SERVICE_LOG_LEVEL=warn or lower keeps it).
+          const why = service?.process
+            .output()
+            .split('\n')
+            .filter((l) => l.includes('import failed'))
+            .slice(-3);
+          throw new Error(
+            `change import: ${r.created} created, ${r.invalid} invalid, ${r.failedJobs} jobs failed ${why?.join('\n') ?? ''}`,
+          );
+        }
       };
       const stepIn = async (what: string, s: BenchService, c: typeof api2, change: () => Promise<unknown>) => {
         const t0 = performance.now();
