@@ -67,17 +67,18 @@ export const DEFAULT_GRAPH_CACHE_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS = 2000;
 
 /**
- * Keeps each organization's graph in memory, keyed by its provider graph version: a read costs one
- * small query for the current version (none when the caller read it already); a changed version loads
- * the graph again (concurrent loads shared): from the graph held at an earlier version and the rows changed since
- * (readGraphChanges, applyGraphChanges: the same columns as reading every row) when the record of changes allows it. The cache is bounded by organizations and by the graphs' estimated heap
- * (`approxBytes`; GRAPH_CACHE_MAX_MB): the least recently used graphs go first, never the one just read.
+ * Keeps each organization's graph in memory, keyed by its provider graph version: a read costs one small query for the
+ * current version (none when the caller read it already); a changed version loads the graph again (concurrent loads
+ * shared): from the graph held at an earlier version and the rows changed since (readGraphChanges, applyGraphChanges:
+ * the same columns as reading every row) when the record of changes allows it. The cache is bounded by organizations
+ * and by the graphs' estimated heap (`approxBytes`; GRAPH_CACHE_MAX_MB): the least recently used graphs go first, never
+ * the one just read.
  *
  * With `snapshots`, a version is loaded from its stored snapshot when there is one (one statement, no row parsed), else
  * from the latest stored snapshot before it and the rows changed since, and from every row otherwise (no snapshot yet,
- * of another format, damaged; changes not recorded since, or more than `maxChangedIds`); a graph of `snapshotMinProviders` or more loaded from
- * its rows or its changes then has its snapshot written after the load, off the request that waits for it, unless the version moved
- * during the load (its rows may then mix two versions).
+ * of another format, damaged; changes not recorded since, or more than `maxChangedIds`); a graph of
+ * `snapshotMinProviders` or more loaded from its rows or its changes then has its snapshot written after the load, off
+ * the request that waits for it, unless the version moved during the load (its rows may then mix two versions).
  */
 export function createOrgGraphCache(deps: {
   db: Database;
