@@ -4,7 +4,7 @@ import { readGraphVersion } from '../persistence/organization-repository.js';
 import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
 import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
 import { readGraphColumns } from '../application/resolution/read-graph-columns.js';
-import { columnsFromChanges, maxChangedIds } from '../application/resolution/apply-graph-changes.js';
+import { columnsFromChanges, maxChangedIds, readChangesBase } from '../application/resolution/apply-graph-changes.js';
 import { createPollingWorker } from './polling-worker.js';
 import type { Worker } from './worker.js';
 
@@ -30,14 +30,15 @@ export function createGraphSnapshotBuildStep(deps: { db: Database; clock: () => 
   ): Promise<Buffer | null | undefined> => {
     const latest = await snapshots.latestVersion(organizationId, graphVersion);
     if (latest === undefined || latest >= graphVersion) return undefined;
-    const read = await snapshots.read({ organizationId, graphVersion: latest });
-    if (!read.found) return undefined;
+    // Let go once copied, before the new columns are gzipped and stored (columnsFromChanges).
+    const base = await readChangesBase(snapshots, { organizationId, graphVersion: latest });
+    if (base === undefined) return undefined;
     const made = await columnsFromChanges(
       deps.db,
       organizationId,
-      read.columns,
+      base,
       latest,
-      maxChangedIds(read.columns.counts.providers),
+      maxChangedIds(base.columns!.counts.providers),
     ).catch(() => undefined);
     if (made === undefined || made.status === 'missing' || made.status === 'too_large') return undefined;
     return made.graphVersion === graphVersion && made.status === 'made' ? made.view.buffer() : null;

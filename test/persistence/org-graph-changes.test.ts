@@ -2,6 +2,9 @@ import test, { type ExecutionContext } from 'ava';
 import { createOrgGraphCache, type OrgGraph } from '../../src/application/resolution/org-graph.js';
 import { createGraphSnapshots } from '../../src/application/resolution/graph-snapshots.js';
 import { readGraphColumns } from '../../src/application/resolution/read-graph-columns.js';
+import { columnsFromChanges, readChangesBase } from '../../src/application/resolution/apply-graph-changes.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { readGraphVersion } from '../../src/persistence/organization-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { providerWithService, variedOrganization, weekdays } from '../helpers/graph-fixtures.js';
@@ -133,6 +136,26 @@ test('a new process makes the graph from the latest stored snapshot and the rows
   const again = await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(id);
   t.is(again.source, 'snapshot');
   t.true(again.columns!.buffer().equals(g.columns!.buffer()));
+});
+
+test('a base read from a stored snapshot is let go once copied: the new version is opened without it', async (t) => {
+  const { o, id, version } = await variedOrganization(svc, 'chgletgo');
+  const db = svc.service.deps.db;
+  const snapshots = createGraphSnapshots({ db, clock });
+  t.true(await (await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(id)).snapshotStored);
+  await providerWithService(o, { externalId: 'late' });
+  const base = await readChangesBase(snapshots, { organizationId: id, graphVersion: version });
+  const baseRef = new WeakRef(base!.columns!);
+  const made = await columnsFromChanges(db, id, base!, version, 1000);
+  t.is(made.status, 'made');
+  t.is(base!.columns, undefined, 'the holder let the base go');
+  // Collected while the holder and the new columns are still held: nothing of the result references the base.
+  setFlagsFromString('--expose_gc');
+  const gc = runInNewContext('gc') as () => void;
+  await new Promise((r) => setImmediate(r));
+  gc();
+  t.is(baseRef.deref(), undefined, 'the base columns were collected');
+  t.true(made.status === 'made' && made.view.counts.providers > 0 && base !== undefined);
 });
 
 test('every row is read when the record of changes since the graph held is incomplete or too large', async (t) => {

@@ -9,6 +9,7 @@ import {
 } from './graph-columns.js';
 import type { GraphWriterTable } from './graph-columns-writer.js';
 import { createGraphRowColumns } from './read-graph-columns.js';
+import type { GraphSnapshots } from './graph-snapshots.js';
 
 /** The changes of a graph between two versions, as readGraphChanges reads them. */
 export type GraphChanges = Extract<GraphChangesRead, { status: 'changed' }>;
@@ -89,23 +90,44 @@ export type ColumnsFromChanges =
   /** The record of changes cannot bring it (incomplete, or more than `maxIds` writes): read every row. */
   | { status: 'missing' | 'too_large'; graphVersion: number };
 
+/** The columns a version is made from, in a holder that columnsFromChanges empties once they are copied. */
+export interface GraphChangesBase {
+  /** The base's columns; undefined once copied into the next version's (status 'made'). */
+  columns: GraphColumnsView | undefined;
+}
+
 /**
- * Brings `base` (the columns of `baseVersion`) to the organization's current version by the rows changed since
- * (readGraphChanges, applyGraphChanges). Throws when the changes cannot be read or do not fit the base.
+ * Brings `base.columns` (the columns of `baseVersion`) to the organization's current version by the rows changed since
+ * (readGraphChanges, applyGraphChanges). Once they are copied (status 'made') the holder lets them go, before the new
+ * columns are opened: when it was their only holder (a snapshot read for this), the base's buffer can be collected
+ * while the caller indexes the new version, instead of the two versions' columns being held side by side to the end.
+ * Throws when the changes cannot be read or do not fit the base.
  */
 export async function columnsFromChanges(
   db: Database,
   organizationId: string,
-  base: GraphColumnsView,
+  base: GraphChangesBase,
   baseVersion: number,
   maxIds: number,
 ): Promise<ColumnsFromChanges> {
+  if (base.columns === undefined) throw new GraphColumnsError('changes: the base was let go');
   const changes = await readGraphChanges(db, organizationId, baseVersion, maxIds);
   if (changes.status !== 'changed') return changes;
   const key = { organizationId, graphVersion: changes.graphVersion };
-  return {
-    status: 'made',
-    graphVersion: changes.graphVersion,
-    view: openGraphColumns(await applyGraphChanges(base, changes, key), key),
-  };
+  // No local of this function holds the base: the holder is its only reference here.
+  const columns = await applyGraphChanges(base.columns, changes, key);
+  base.columns = undefined;
+  return { status: 'made', graphVersion: changes.graphVersion, view: openGraphColumns(columns, key) };
+}
+
+/**
+ * The stored snapshot of `key`'s version as the base of columnsFromChanges, in a holder of its own (nothing else
+ * references the columns read), or undefined when it cannot be used.
+ */
+export async function readChangesBase(
+  snapshots: Pick<GraphSnapshots, 'read'>,
+  key: GraphColumnsKey,
+): Promise<GraphChangesBase | undefined> {
+  const read = await snapshots.read(key);
+  return read.found ? { columns: read.columns } : undefined;
 }

@@ -9,7 +9,7 @@ import type { GraphSnapshots } from './graph-snapshots.js';
 import type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 import { assembleColumnGraph } from './column-org-graph.js';
 import { readGraphColumns } from './read-graph-columns.js';
-import { columnsFromChanges, maxChangedIds } from './apply-graph-changes.js';
+import { columnsFromChanges, maxChangedIds, readChangesBase, type GraphChangesBase } from './apply-graph-changes.js';
 
 export type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 
@@ -127,7 +127,7 @@ export function createOrgGraphCache(deps: {
   const fromChanges = async (
     organizationId: string,
     baseVersion: number,
-    base: GraphColumnsView,
+    base: GraphChangesBase,
     baseStored: Promise<boolean>,
     atLeast: number,
     now: number,
@@ -137,7 +137,7 @@ export function createOrgGraphCache(deps: {
       organizationId,
       base,
       baseVersion,
-      (deps.maxChangedIds ?? maxChangedIds)(base.counts.providers),
+      (deps.maxChangedIds ?? maxChangedIds)(base.columns!.counts.providers),
     ).catch((e: unknown) => {
       problem(organizationId, baseVersion, `changes not applied: ${(e as Error).message}`);
       return undefined;
@@ -145,7 +145,7 @@ export function createOrgGraphCache(deps: {
     // Never a graph older than the version asked for (a version read before this one is; it never moves back).
     if (made === undefined || made.graphVersion < atLeast) return undefined;
     if (made.status === 'current')
-      return assembleColumnGraph(organizationId, baseVersion, base, now, {
+      return assembleColumnGraph(organizationId, baseVersion, base.columns!, now, {
         source: 'changes',
         snapshotStored: baseStored,
       });
@@ -164,7 +164,15 @@ export function createOrgGraphCache(deps: {
     const now = deps.clock().getTime();
     // From the graph this process holds at an earlier version: only the rows changed since are read.
     if (base?.columns) {
-      const g = await fromChanges(organizationId, base.graphVersion, base.columns, base.snapshotStored, version, now);
+      // The held graph keeps its columns (callers may be reading it): the holder only lends them.
+      const g = await fromChanges(
+        organizationId,
+        base.graphVersion,
+        { columns: base.columns },
+        base.snapshotStored,
+        version,
+        now,
+      );
       if (g) return g;
     }
     const snapshots = deps.snapshots;
@@ -212,9 +220,10 @@ export function createOrgGraphCache(deps: {
   ): Promise<OrgGraph | undefined> => {
     const latest = await snapshots.latestVersion(organizationId, version);
     if (latest === undefined || latest >= version) return undefined;
-    const read = await snapshots.read({ organizationId, graphVersion: latest });
-    if (!read.found) return undefined;
-    return fromChanges(organizationId, latest, read.columns, Promise.resolve(true), version, now);
+    // Held by nothing but the holder: let go once copied, before the new version is indexed (columnsFromChanges).
+    const base = await readChangesBase(snapshots, { organizationId, graphVersion: latest });
+    if (base === undefined) return undefined;
+    return fromChanges(organizationId, latest, base, Promise.resolve(true), version, now);
   };
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
