@@ -162,17 +162,16 @@ export function createOrgGraphCache(deps: {
       : Promise.resolve(false);
   const load = async (organizationId: string, version: number, base?: OrgGraph): Promise<OrgGraph> => {
     const now = deps.clock().getTime();
-    // From the graph this process holds at an earlier version: only the rows changed since are read.
+    // From the graph this process held at an earlier version: only the rows changed since are read.
+    const heldBase = base?.columns !== undefined;
     if (base?.columns) {
-      // The held graph keeps its columns (callers may be reading it): the holder only lends them.
-      const g = await fromChanges(
-        organizationId,
-        base.graphVersion,
-        { columns: base.columns },
-        base.snapshotStored,
-        version,
-        now,
-      );
+      const { graphVersion: baseVersion, snapshotStored: baseStored } = base;
+      const lent: GraphChangesBase = { columns: base.columns };
+      // The old graph (its indexes) is no longer in the cache: past this line only callers still reading it hold it,
+      // and its columns only the holder, which lets them go once copied (columnsFromChanges). Not held here to the end
+      // of the making, both versions' columns and indexes are not side by side at the peak.
+      base = undefined;
+      const g = await fromChanges(organizationId, baseVersion, lent, baseStored, version, now);
       if (g) return g;
     }
     const snapshots = deps.snapshots;
@@ -193,7 +192,7 @@ export function createOrgGraphCache(deps: {
         }
       } else if (read.reason !== 'missing')
         problem(organizationId, version, `${read.reason} ${read.detail ?? ''}`.trim());
-      else if (!base?.columns) {
+      else if (!heldBase) {
         // None of this version (the graph changed since its last one was stored): the latest one and what changed.
         const g = await fromLatestSnapshot(snapshots, organizationId, version, now).catch((e: unknown) => {
           problem(organizationId, version, `earlier snapshot unusable: ${(e as Error).message}`);
