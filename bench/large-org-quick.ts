@@ -129,6 +129,7 @@ async function firstResolution(
   call: ReturnType<typeof httpResolutionCaller>,
   body: () => Record<string, unknown>,
 ) {
+  const rssBefore = rssOf(s.pid);
   const peak = sampleRss([s.pid]);
   // A load longer than the gateway's deadline answers 503 while it goes on, and the caller retries.
   const t0 = performance.now();
@@ -147,7 +148,7 @@ async function firstResolution(
   const pgCpuMs = processTreeCpuMs(stores.postgresPid) - pgCpu0;
   const rssPeak = peak.stop()[0]!;
   if (r.status !== 200) throw new Error(`first resolution: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-  return { ms, cpuMs, pgCpuMs, refused, rssPeak, phases: await phaseSums(s.url) };
+  return { ms, cpuMs, pgCpuMs, refused, rssBefore, rssPeak, phases: await phaseSums(s.url) };
 }
 
 /** Waits until the organization's current graph version has its snapshot stored (graph_snapshots). */
@@ -279,7 +280,8 @@ try {
       // latest stored snapshot); a made graph of the new version is stored after it, waited for before the next step.
       const fmt = (x: Awaited<ReturnType<typeof firstResolution>>) =>
         `${x.ms.toFixed(0)} ms wall (${(x.ms / rawMeanMs).toFixed(0)}x raw), CPU service ${x.cpuMs.toFixed(0)} ms, ` +
-        `PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, peak RSS ${mb(x.rssPeak)}${x.refused ? `, ${x.refused} x 503` : ''}`;
+        `PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, peak RSS ${mb(x.rssPeak)} (${mb(x.rssBefore)} before it)` +
+        `${x.refused ? `, ${x.refused} x 503` : ''}`;
       const edited = expectStatus(await api2.get('/api/v2/providers?limit=1'), 'a provider').body.data[0].id as string;
       let edits = 0;
       const editOne = async (c: typeof api2) =>
