@@ -4,6 +4,7 @@ import { createGraphRowColumns } from '../src/application/resolution/read-graph-
 import { openGraphColumns } from '../src/application/resolution/graph-columns.js';
 import { encodeGraphColumns } from '../src/application/resolution/graph-columns-writer.js';
 import { assembleColumnGraph } from '../src/application/resolution/column-org-graph.js';
+import { applyGraphChanges } from '../src/application/resolution/apply-graph-changes.js';
 import type {
   GraphRowSink,
   ProviderGraphRow,
@@ -19,7 +20,8 @@ import { generateProviders } from './provider-mix.js';
  * bench/graph-row-load-profile.ts [providers]`, GRAPH_ROW_MODE=columns|records): provider-mix.ts' providers (one
  * service and one weekly schedule each) as the rows the driver gives (each batch of 10,000 parsed from JSON text just
  * before it is handed over, as the driver parses `doc`), written into columns and indexed (`columns`: the service now)
- * or made into records, indexed by maps and encoded as the snapshot (`records`: the service before). CPU per step
+ * or made into records, indexed by maps and encoded as the snapshot (`records`: the service before); `changes` as
+ * `columns`, then the next version made from those columns and one provider's changed row (applyGraphChanges). CPU per step
  * (each step closed by a forced GC, counted in it: a step pays for its own garbage), heap and RSS.
  */
 const size = Number(process.argv[2] ?? 100_000);
@@ -122,4 +124,50 @@ if (mode === 'records') {
   const graph = assembleColumnGraph(key.organizationId, 1, openGraphColumns(columns, key), Date.now(), origin);
   step('index');
   console.log(`  ${graph.providerCount} providers; columns ${columns.length} bytes`);
+  if (mode === 'changes') {
+    // One provider edited: the next version made from these columns and its row (what a process holding the graph does).
+    const next = { organizationId: key.organizationId, graphVersion: 2 };
+    const edited = idOf('prv', 5);
+    const change = () =>
+      applyGraphChanges(
+        graph.columns!,
+        {
+          status: 'changed',
+          graphVersion: 2,
+          ids: { providers: [edited], services: [], schedules: [] },
+          providers: [
+            {
+              row: {
+                id: edited,
+                external_id: 'ext-5',
+                status: 'inactive',
+                searchable: true,
+                profile_version: 2,
+                created_at: at,
+                updated_at: at,
+                doc: JSON.parse(docTexts[5]!),
+              },
+              after: idOf('prv', 4),
+            },
+          ],
+          services: [],
+          schedules: [],
+        },
+        next,
+      );
+    // Runs before the measured one (GRAPH_APPLY_RUNS, default 0): the copy alone, CPU without collections.
+    for (let k = 0; k < Number(process.env.GRAPH_APPLY_RUNS ?? 0); k++) {
+      const t = process.cpuUsage();
+      await change();
+      const d = process.cpuUsage(t);
+      console.log(`  apply one change, run ${k + 1}: CPU ${((d.user + d.system) / 1000).toFixed(0)} ms`);
+    }
+    gc();
+    cpu = process.cpuUsage();
+    const made = await change();
+    step('apply one change');
+    const again = assembleColumnGraph(key.organizationId, 2, openGraphColumns(made, next), Date.now(), origin);
+    step('index');
+    console.log(`  ${again.providerCount} providers; columns ${made.length} bytes`);
+  }
 }

@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { firstBenchDate } from './bench-dates.js';
-import { createHttpTarget, createBenchClient, type HttpTarget } from './bench-client.js';
+import { createHttpTarget, createBenchClient, expectStatus, type HttpTarget } from './bench-client.js';
+import { benchImport } from './import-bench.js';
+import { generateProviders } from './provider-mix.js';
 import { benchMetrics, newPlatformKey, startBenchService, type BenchService } from './bench-service.js';
 import { startBenchStores } from './bench-stores.js';
 import { seedLargeOrganization } from './large-organization.js';
@@ -26,6 +28,8 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
  *   LARGE_ORG_SIZES=10000,100000   LARGE_ORG_WARM=30 (warm resolutions per size)
  *   LARGE_ORG_REPEAT=0 (then, per size, that many more pairs of fresh processes: the version's snapshot deleted and
  *   the first resolution from the rows, then a new process's first resolution from the snapshot it stored)
+ *   LARGE_ORG_CHANGES=1 (0: skip) the first resolution after one provider edited and after LARGE_ORG_CHANGE_IMPORT=1000
+ *   providers imported: in the process holding the graph, and in a new process (from the latest stored snapshot)
  * At 1,000,000 the service needs more than its defaults (read from this process's environment): e.g.
  *   SERVICE_NODE_ARGS=--max-old-space-size=6144 GRAPH_CACHE_MAX_MB=4096 PG_STATEMENT_TIMEOUT_MS=120000
  * (a first load from the rows sorts a million services and a million schedules in the first fetch of their cursors).
@@ -34,6 +38,8 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
 const SIZES = (process.env.LARGE_ORG_SIZES ?? '10000,100000').split(',').map(Number);
 const WARM = Number(process.env.LARGE_ORG_WARM ?? 30);
 const REPEAT = Number(process.env.LARGE_ORG_REPEAT ?? 0);
+const CHANGES = process.env.LARGE_ORG_CHANGES !== '0';
+const CHANGE_IMPORT = Number(process.env.LARGE_ORG_CHANGE_IMPORT ?? 1000);
 const SEED_CAP = 100_000;
 const log = (line: string) => console.log(`[large-org ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
@@ -123,6 +129,7 @@ async function firstResolution(
   call: ReturnType<typeof httpResolutionCaller>,
   body: () => Record<string, unknown>,
 ) {
+  const rssBefore = rssOf(s.pid);
   const peak = sampleRss([s.pid]);
   // A load longer than the gateway's deadline answers 503 while it goes on, and the caller retries.
   const t0 = performance.now();
@@ -141,7 +148,7 @@ async function firstResolution(
   const pgCpuMs = processTreeCpuMs(stores.postgresPid) - pgCpu0;
   const rssPeak = peak.stop()[0]!;
   if (r.status !== 200) throw new Error(`first resolution: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-  return { ms, cpuMs, pgCpuMs, refused, rssPeak, phases: await phaseSums(s.url) };
+  return { ms, cpuMs, pgCpuMs, refused, rssBefore, rssPeak, phases: await phaseSums(s.url) };
 }
 
 /** Waits until the organization's current graph version has its snapshot stored (graph_snapshots). */
@@ -178,6 +185,8 @@ async function dropSnapshots(databaseUrl: string, organizationId: string) {
 }
 
 const rows: string[] = [];
+/** The first resolutions after changes, per size. */
+const changeRows: string[] = [];
 /** Per size: what the target is judged on (peak RSS, first resolution from the snapshot: wall and service CPU). */
 const verdicts: string[] = [];
 try {
@@ -266,6 +275,68 @@ try {
     log(line);
     log(`  RSS after the first resolution ${mb(rssAfterFirst)}; its phases (every attempt): ${firstPhases}`);
     log(`  snapshot: ${mb(written.bytes)} stored (${(written.bytes / size).toFixed(0)} B/provider)`);
+    if (CHANGES) {
+      // The first resolution after a typical change: in the process holding the graph, then in a new process (the
+      // latest stored snapshot); a made graph of the new version is stored after it, waited for before the next step.
+      const fmt = (x: Awaited<ReturnType<typeof firstResolution>>) =>
+        `${x.ms.toFixed(0)} ms wall (${(x.ms / rawMeanMs).toFixed(0)}x raw), CPU service ${x.cpuMs.toFixed(0)} ms, ` +
+        `PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, peak RSS ${mb(x.rssPeak)} (${mb(x.rssBefore)} before it)` +
+        `${x.refused ? `, ${x.refused} x 503` : ''}`;
+      const edited = expectStatus(await api2.get('/api/v2/providers?limit=1'), 'a provider').body.data[0].id as string;
+      let edits = 0;
+      const editOne = async (c: typeof api2) =>
+        expectStatus(
+          await c.request('PATCH', `/api/v2/providers/${edited}`, { displayName: `Dr. Edited ${++edits}` }),
+          'provider edit',
+        );
+      let imports = 0;
+      const importSome = async (c: typeof api2) => {
+        const batch = generateProviders(createSeededRandom(31 + imports), CHANGE_IMPORT, nowMs).map((g, i) => ({
+          ...g,
+          row: { ...g.row, externalId: `late-${imports}-${i}` },
+        }));
+        imports++;
+        const r = await benchImport(c, batch, 500);
+        if (r.created !== batch.length) {
+          // Why, from the service's own log (BENCH_SERVICE_LOG_LEVEL=warn or lower keeps it).
+          const why = service?.process
+            .output()
+            .split('\n')
+            .filter((l) => l.includes('import failed'))
+            .slice(-3);
+          throw new Error(
+            `change import: ${r.created} created, ${r.invalid} invalid, ${r.failedJobs} jobs failed ${why?.join('\n') ?? ''}`,
+          );
+        }
+      };
+      const stepIn = async (what: string, s: BenchService, c: typeof api2, change: () => Promise<unknown>) => {
+        const t0 = performance.now();
+        await change();
+        const changeMs = performance.now() - t0;
+        const x = await firstResolution(s, httpResolutionCaller(c), body);
+        await waitForSnapshot(stores.databaseUrl, lo.organizationId);
+        const line =
+          `  first resolution ${what}: ${fmt(x)} | the change itself ${changeMs.toFixed(0)} ms | load ` +
+          formatLoad(machineInfo().loadAverage);
+        log(line);
+        changeRows.push(`${size} providers,${line}`);
+      };
+      await stepIn('after one provider edited (graph held)', s2, api2, () => editOne(api2));
+      await stepIn(`after ${CHANGE_IMPORT} providers imported (graph held)`, s2, api2, () => importSome(api2));
+      const fresh = async () => {
+        const p = await restart(key);
+        return {
+          p,
+          c: createBenchClient(target!, { key, headers: { 'service-organization-id': lo.organizationId }, tally }),
+        };
+      };
+      const n1 = await fresh();
+      await stepIn('in a new process after one provider edited (stored snapshot)', n1.p, n1.c, () => editOne(n1.c));
+      const n2 = await fresh();
+      await stepIn(`in a new process after ${CHANGE_IMPORT} providers imported (stored snapshot)`, n2.p, n2.c, () =>
+        importSome(n2.c),
+      );
+    }
     for (let i = 1; i <= REPEAT; i++) {
       await dropSnapshots(stores.databaseUrl, lo.organizationId);
       const again = async () => {
@@ -295,6 +366,7 @@ try {
   console.log('');
   console.log(`raw node:http, 1 client: mean ${rawMeanMs.toFixed(3)} ms`);
   for (const r of rows) console.log(r);
+  for (const r of changeRows) console.log(r);
   console.log('target (issue 26): 100,000 providers -> RSS <= 600 MB, first resolution <= 2,000 ms');
   // Wall time stretches with the machine's load average (other processes' queue for the cores); CPU much less.
   for (const v of verdicts) console.log(`  ${v}`);

@@ -7,10 +7,11 @@ import { outboxEvent, providerImportCompletedData } from './event-data.js';
 import {
   emptyImportSummary,
   finishProviderImport,
+  IMPORT_TRANSACTION_BOUND_MS,
   toProviderImport,
   writeProviderImportProgress,
 } from '../persistence/provider-import-repository.js';
-import { lockOrganizationProviderRows, toProviderView, type ProviderView } from '../persistence/provider-repository.js';
+import { lockImportProviderRows, toProviderView, type ProviderView } from '../persistence/provider-repository.js';
 import { newProviderState, patchProviderState } from './provider-changes.js';
 import { createProviderRecord, updateProviderRecord, type WriteContext } from './provider-writer.js';
 import { bumpGraphVersion } from '../persistence/organization-repository.js';
@@ -48,6 +49,11 @@ export async function processProviderImport(db: Database, job: Record<string, an
     organizationId: job.organization_id as string,
     requestId: job.request_id as string,
   };
+  const externalIdOf = (raw: unknown) =>
+    raw && typeof raw === 'object' && typeof (raw as { externalId?: unknown }).externalId === 'string'
+      ? (raw as { externalId: string }).externalId
+      : null;
+  const payloadExternalIds = [...new Set(payload.map(externalIdOf).filter((x): x is string => x !== null))];
   const work = async (tx: Queryable) => {
     // Database.transaction re-runs this after a deadlock: every run starts from an empty outcome.
     summary = emptyImportSummary(payload.length);
@@ -60,8 +66,16 @@ export async function processProviderImport(db: Database, job: Record<string, an
       now: clock(),
       deferredGraphChanges: { count: 0 },
     };
+    // The rows the job reads, locked (concurrent edits of them wait, and it waits for theirs): its own externalIds', and
+    // with deactivate_missing every other provider deactivating would change. The organization's other rows stay
+    // unread and unlocked.
     const existing = new Map<string, ProviderView>();
-    for (const row of await lockOrganizationProviderRows(tx, ctx.organizationId)) {
+    for (const row of await lockImportProviderRows(
+      tx,
+      ctx.organizationId,
+      payloadExternalIds,
+      job.deactivate_missing === true,
+    )) {
       const v = toProviderView(row);
       existing.set(v.externalId, v);
     }
@@ -74,10 +88,7 @@ export async function processProviderImport(db: Database, job: Record<string, an
     };
     for (let i = 0; i < payload.length; i++) {
       const raw = payload[i];
-      const externalId =
-        raw && typeof raw === 'object' && typeof (raw as { externalId?: unknown }).externalId === 'string'
-          ? (raw as { externalId: string }).externalId
-          : null;
+      const externalId = externalIdOf(raw);
       const invalid = (field: string, code: string, message: string) => {
         errors.push({ row: i, externalId, field, code, message });
         rows.push({ row: i, externalId, providerId: null, outcome: 'invalid' });
@@ -190,10 +201,12 @@ export async function processProviderImport(db: Database, job: Record<string, an
       timestamp: now,
     });
   };
+  // A job's bound, not a request's: see IMPORT_TRANSACTION_BOUND_MS.
+  const bound = { boundMs: IMPORT_TRANSACTION_BOUND_MS };
   try {
-    await db.transaction(work);
+    await db.transaction(work, bound);
   } catch (err) {
     if (!(err instanceof DryRunRollback)) throw err;
-    await db.transaction(finish);
+    await db.transaction(finish, bound);
   }
 }

@@ -9,6 +9,18 @@ import { postgresSpanAttributes, tracedQuery } from './traced-query.js';
 /** A query runner: the pool itself or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'>;
 
+/** Options of one transaction. */
+export interface TransactionOptions {
+  /**
+   * A job's bound instead of a call's, in milliseconds: the transaction's `statement_timeout` and
+   * `idle_in_transaction_session_timeout` raised to at least this (a longer bound configured stays, and so does none),
+   * and the client waits for each of its answers that much longer. For a job (an import) that must end rather than be
+   * refused: its statements, and the pauses between them while its process does other work (a graph copy on a loaded
+   * host), may outlast a request's bounds (5 s by default) without anything being wrong.
+   */
+  boundMs?: number;
+}
+
 /** The PostgreSQL side of the service: a pool plus transactions. */
 export interface Database {
   pool: pg.Pool;
@@ -19,7 +31,7 @@ export interface Database {
    * serialization failure (40001) is re-run from the start a few times, so `fn` must have no effect outside the
    * transaction (no Redis writes, no e-mail, no changes to outer state it does not reset).
    */
-  transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   /**
    * Calls `listener` with the change tags (tagChange) of each transaction once it has committed; never for one that
    * rolled back. Returns the function that removes the listener.
@@ -178,6 +190,22 @@ const FENCE_MARGIN_MS = 500;
 /** The first PostgreSQL with `transaction_timeout`. */
 const FENCE_MIN_VERSION = 170000;
 
+/**
+ * Wraps a client's `query` so that each statement waits `ms` for its answer (`query_timeout`) unless it names its own
+ * wait; a submittable (a cursor) passes as it is.
+ */
+function withReadTimeout(query: pg.PoolClient['query'], ms: number): pg.PoolClient['query'] {
+  return ((config: unknown, ...rest: unknown[]) => {
+    const own =
+      typeof config === 'string'
+        ? { text: config, query_timeout: ms }
+        : config && typeof config === 'object' && typeof (config as { submit?: unknown }).submit !== 'function'
+          ? { query_timeout: ms, ...(config as object) }
+          : config;
+    return (query as (...a: unknown[]) => unknown)(own, ...rest);
+  }) as pg.PoolClient['query'];
+}
+
 /** Options of createDatabase. */
 export interface DatabaseOptions {
   /** Connections in the pool. @default 20 */
@@ -265,8 +293,17 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
     }
   }) as pg.Pool['query'];
   const commitListeners = new Set<(tags: readonly string[]) => void>();
-  const once = async <T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
+  const once = async <T>(fn: (tx: pg.PoolClient) => Promise<T>, topts?: TransactionOptions): Promise<T> => {
     const scope = currentCallScope();
+    // A job's bound (TransactionOptions.boundMs): only ever raised, and only when statements are bounded at all.
+    const jobMs =
+      topts?.boundMs !== undefined && t && t.statementMs > 0 && topts.boundMs > t.statementMs
+        ? Math.floor(topts.boundMs)
+        : undefined;
+    const jobBounds =
+      jobMs === undefined
+        ? []
+        : [`SET LOCAL statement_timeout = ${jobMs}`, `SET LOCAL idle_in_transaction_session_timeout = ${jobMs}`];
     // A call that is gone or out of time starts no transaction.
     assertCallLive(scope);
     const fenceMs =
@@ -289,9 +326,12 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       broken = err;
     };
     client.on('error', onError);
-    // Traced: this transaction's statements (BEGIN and COMMIT included) get spans; the connection goes back plain.
-    const ownQuery = tracing ? Object.getOwnPropertyDescriptor(client, 'query') : undefined;
+    // Traced: this transaction's statements (BEGIN and COMMIT included) get spans; under a job's bound each waits for its
+    // answer that much longer. The connection goes back plain.
+    const wrapped = tracing !== undefined || jobMs !== undefined;
+    const ownQuery = wrapped ? Object.getOwnPropertyDescriptor(client, 'query') : undefined;
     if (tracing) client.query = tracedQuery(tracing, client.query.bind(client), spanAttributes);
+    if (jobMs !== undefined) client.query = withReadTimeout(client.query.bind(client), jobMs + READ_MARGIN_MS);
     const tags = new Set<string>();
     openTransactionTags.set(client, tags);
     try {
@@ -305,10 +345,10 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       if (fenceMs !== undefined && fenceSupported) {
         // The server arms the timer when it runs BEGIN, before this answer arrives: the fence is at most fenceMs from
         // now. Past it PostgreSQL refuses to commit, even a COMMIT it reads only after resuming from a stop.
-        await client.query(['BEGIN', ...bounds, `SET LOCAL transaction_timeout = ${fenceMs}`].join('; '));
+        await client.query(['BEGIN', ...bounds, ...jobBounds, `SET LOCAL transaction_timeout = ${fenceMs}`].join('; '));
         fenceAt = Date.now() + fenceMs;
       } else {
-        await client.query(['BEGIN', ...bounds].join('; '));
+        await client.query(['BEGIN', ...bounds, ...jobBounds].join('; '));
       }
       const result = await fn(client);
       // The caller stopped waiting (cancelled, or its deadline passed): roll back rather than commit unseen.
@@ -332,7 +372,7 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
       else broken ??= err as Error;
       throw translateDatabaseError(err);
     } finally {
-      if (tracing) {
+      if (wrapped) {
         if (ownQuery) Object.defineProperty(client, 'query', ownQuery);
         else delete (client as { query?: unknown }).query;
       }
@@ -346,7 +386,7 @@ export function createDatabase(url: string, opts: DatabaseOptions = {}): Databas
     pool,
     query,
     transactionPooler: pooler,
-    transaction: (fn) => retryOnConflict(() => once(fn)),
+    transaction: (fn, topts) => retryOnConflict(() => once(fn, topts)),
     onCommit(listener) {
       commitListeners.add(listener);
       return () => commitListeners.delete(listener);

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Database, Queryable } from './database.js';
+import { pruneGraphChanges } from './graph-change-repository.js';
 
 /** A stored graph snapshot: its parts in order (each a gzipped slice of one buffer) and its format. */
 export interface StoredGraphSnapshot {
@@ -90,6 +91,8 @@ export async function writeGraphSnapshot(
       'DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version < $2 AND created_at < $3',
       [s.organizationId, s.graphVersion, s.keepSince],
     );
+    // The record of changes goes with them (graphs older than it are read from a snapshot kept or from the rows).
+    await pruneGraphChanges(tx, s.keepSince, s.organizationId);
     return 'written';
   });
 }
@@ -110,4 +113,18 @@ export async function listGraphsWithoutSnapshot(
     [limit],
   );
   return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
+}
+
+/** The latest version of an organization's graph at or below `atMost` that has a stored snapshot, or undefined. */
+export async function latestGraphSnapshotVersion(
+  db: Queryable,
+  organizationId: string,
+  atMost: number,
+): Promise<number | undefined> {
+  const r = await db.query<{ v: string | null }>(
+    'SELECT max(graph_version) AS v FROM graph_snapshots WHERE organization_id = $1 AND graph_version <= $2',
+    [organizationId, atMost],
+  );
+  const v = r.rows[0]?.v;
+  return v === null || v === undefined ? undefined : Number(v);
 }

@@ -49,13 +49,13 @@ export function graphRowInstant(text: string): Date {
 // Each provider and service row comes as one JSON text, parsed by one JSON.parse: the driver would make an object per
 // row and parse each doc apart (twice the Node.js CPU of this, for the same PostgreSQL CPU). The doc whole: extracting
 // its fields one by one costs PostgreSQL ~40% more CPU.
-const PROVIDER_JSON = `json_build_object('id', id, 'external_id', external_id, 'status', status, 'searchable', searchable,
+export const PROVIDER_JSON = `json_build_object('id', id, 'external_id', external_id, 'status', status, 'searchable', searchable,
   'profile_version', profile_version, 'created_at', created_at, 'updated_at', updated_at, 'doc', doc)::text`;
-const SERVICE_JSON = `json_build_object('id', id, 'provider_id', provider_id, 'slug', slug, 'doc', doc)::text`;
+export const SERVICE_JSON = `json_build_object('id', id, 'provider_id', provider_id, 'slug', slug, 'doc', doc)::text`;
 
 // The fields of the doc the graph keeps, as JSON text (each distinct week parsed once by the reader; embedded in a JSON
 // row they would be escaped by PostgreSQL and parsed per row).
-const SCHEDULE_COLUMNS = `id, provider_id, (doc->'title')::text AS title, (doc->'timezone')::text AS timezone,
+export const SCHEDULE_COLUMNS = `id, provider_id, (doc->'title')::text AS title, (doc->'timezone')::text AS timezone,
   (doc->'days')::text AS days, (doc->'overrides')::text AS overrides,
   (doc->'externalCalendar')::text AS external_calendar`;
 

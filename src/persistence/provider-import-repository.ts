@@ -38,6 +38,14 @@ if (
 export const IMPORT_LEASE_MS = 120_000;
 
 /**
+ * The bound of an import job's transaction (statement and idle-in-transaction timeouts, and the client's wait for each
+ * answer): a job's, not a request's (5 s by default), which a job of 500 rows could pass on a loaded host while its
+ * process does other work between two statements (a graph copy). Well inside IMPORT_LEASE_MS: a job cut by it fails an
+ * attempt before another worker could claim it again.
+ */
+export const IMPORT_TRANSACTION_BOUND_MS = 60_000;
+
+/**
  * Claims the oldest waiting job (or one whose worker died) for this worker. `FOR UPDATE SKIP LOCKED`
  * lets any number of workers in any number of processes claim concurrently without taking the same job.
  */

@@ -160,12 +160,27 @@ export async function updateProviderRow(
   return r.rows[0] as Record<string, any>;
 }
 
-/** Reads every provider row of an organization, locked `FOR UPDATE` (an import's transaction). */
-export async function lockOrganizationProviderRows(
+/**
+ * Reads and locks (`FOR UPDATE`, in id order) the provider rows of an organization that an import job reads: those whose
+ * externalId is among `externalIds` (the job's rows), and with `deactivatingOthers` also every other one that
+ * deactivating would change (not both inactive and unsearchable yet). The organization's other rows are neither read
+ * nor locked: a job of a few hundred rows in an organization of 100,000 providers reads a few hundred, and REST edits of
+ * providers it does not touch do not wait for it.
+ */
+export async function lockImportProviderRows(
   tx: Queryable,
   organizationId: string,
+  externalIds: readonly string[],
+  deactivatingOthers: boolean,
 ): Promise<Record<string, any>[]> {
-  return (await tx.query('SELECT * FROM providers WHERE organization_id = $1 FOR UPDATE', [organizationId])).rows;
+  const others = deactivatingOthers ? ` OR NOT (status = 'inactive' AND NOT searchable)` : '';
+  return (
+    await tx.query(
+      `SELECT * FROM providers WHERE organization_id = $1 AND (external_id = ANY($2::text[])${others})
+       ORDER BY id FOR UPDATE`,
+      [organizationId, externalIds],
+    )
+  ).rows;
 }
 
 /** Filters of a provider list; always one organization's (code filters: the provider's list contains the code). */

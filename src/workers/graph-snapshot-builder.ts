@@ -1,8 +1,10 @@
 import type { Database } from '../persistence/database.js';
 import { listGraphsWithoutSnapshot } from '../persistence/graph-snapshot-repository.js';
 import { readGraphVersion } from '../persistence/organization-repository.js';
-import { createGraphSnapshots } from '../application/resolution/graph-snapshots.js';
+import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
+import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
 import { readGraphColumns } from '../application/resolution/read-graph-columns.js';
+import { columnsFromChanges, maxChangedIds, readChangesBase } from '../application/resolution/apply-graph-changes.js';
 import { createPollingWorker } from './polling-worker.js';
 import type { Worker } from './worker.js';
 
@@ -18,15 +20,42 @@ const BATCH = 50;
 export function createGraphSnapshotBuildStep(deps: { db: Database; clock: () => Date }) {
   const snapshots = createGraphSnapshots(deps);
   let seen = new Map<string, number>();
+  /**
+   * The columns of `graphVersion` made from the organization's latest stored snapshot and the rows changed since, or
+   * undefined (no record of the changes, or too many: the rows are read), or null when the version moved since.
+   */
+  const fromLatestSnapshot = async (
+    organizationId: string,
+    graphVersion: number,
+  ): Promise<Buffer | null | undefined> => {
+    const latest = await snapshots.latestVersion(organizationId, graphVersion);
+    if (latest === undefined || latest >= graphVersion) return undefined;
+    // Let go once copied, before the new columns are gzipped and stored (columnsFromChanges).
+    const base = await readChangesBase(snapshots, { organizationId, graphVersion: latest });
+    if (base === undefined) return undefined;
+    const made = await columnsFromChanges(
+      deps.db,
+      organizationId,
+      base,
+      latest,
+      maxChangedIds(base.columns!.counts.providers),
+    ).catch(() => undefined);
+    if (made === undefined || made.status === 'missing' || made.status === 'too_large') return undefined;
+    return made.graphVersion === graphVersion && made.status === 'made' ? made.view.buffer() : null;
+  };
   return async function buildStep(): Promise<string | undefined> {
+    // The record of graph changes of every organization (those without snapshots too) is kept as long as snapshots.
+    await pruneGraphChanges(deps.db, new Date(deps.clock().getTime() - GRAPH_SNAPSHOT_KEEP_MS));
     const due = await listGraphsWithoutSnapshot(deps.db, BATCH);
     const next = new Map<string, number>();
     let built: string | undefined;
     for (const { organizationId, graphVersion } of due) {
       if (built === undefined && seen.get(organizationId) === graphVersion) {
-        const columns = await readGraphColumns(deps.db, { organizationId, graphVersion });
+        const made = await fromLatestSnapshot(organizationId, graphVersion);
+        const columns =
+          made === null ? null : (made ?? (await readGraphColumns(deps.db, { organizationId, graphVersion })));
         // Moved during the read: the rows may be of a later version; the next steps take it up again.
-        if ((await readGraphVersion(deps.db, organizationId)) === graphVersion) {
+        if (columns !== null && (await readGraphVersion(deps.db, organizationId)) === graphVersion) {
           await snapshots.write({ organizationId, graphVersion }, columns);
           built = organizationId;
           continue;

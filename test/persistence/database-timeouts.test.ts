@@ -264,3 +264,31 @@ test.serial('waiting for a connection on a hung server is bounded by the pool wa
   );
   t.is((await db.query('SELECT 1 AS one')).rows[0].one, 1);
 });
+
+test.serial(
+  "a job's bound outlasts a call's: a slow statement, a pause and a server hung for longer than a call allows",
+  async (t) => {
+    const job = { boundMs: 3000 };
+    const r = await outcome(
+      db.transaction(async (tx) => {
+        // Past statement_timeout (800 ms), within the job's 3 s.
+        await tx.query('SELECT pg_sleep(1.2)');
+        // Idle in the transaction past the call's 800 ms (the process busy elsewhere).
+        await new Promise((res) => setTimeout(res, 1200));
+        await tx.query('SELECT 1');
+        // No answer for longer than the client waits for a call's (1.8 s), less than it waits for the job's (4 s).
+        for (const pid of clusterPids()) signal(pid, 'SIGSTOP');
+        const answered = tx.query('SELECT 1');
+        await new Promise((res) => setTimeout(res, 2300));
+        for (const pid of clusterPids()) signal(pid, 'SIGCONT');
+        await answered;
+        await tx.query("INSERT INTO marks VALUES ('job-bound')");
+      }, job),
+    );
+    t.is(r.error, undefined, String(r.error));
+    t.true(await marked('job-bound'));
+    // The call's bounds are back for the next transaction on the same connections.
+    const call = await outcome(db.transaction(async (tx) => tx.query('SELECT pg_sleep(1.2)')));
+    assertUnavailable(t, call.error, 'a call transaction after the job');
+  },
+);

@@ -254,6 +254,7 @@ export function assembleColumnGraph(
     // them all), and the cache weighs a graph once, when it is stored: every record is counted as built from the start.
     approxBytes: fixedBytes + view.sharedBytes() + n * PROVIDER_BYTES + ns * SERVICE_BYTES + nc * SCHEDULE_BYTES,
     loadedAt: now,
+    columns: view,
     ...origin,
   };
 }

@@ -1,6 +1,7 @@
 import {
   align8,
   CELL,
+  GraphColumnsError,
   GRAPH_COLUMNS_FORMAT,
   LICENSE_FIELD_SET,
   LICENSE_TABLE_FIELDS,
@@ -12,6 +13,7 @@ import {
   UNIQUE_FIELDS,
   type GraphColumnsHeader,
   type GraphColumnsKey,
+  type GraphColumnsView,
   type GraphParts,
   type SectionInfo,
 } from './graph-columns.js';
@@ -34,6 +36,13 @@ export interface GraphColumnsWriter {
   cells(table: GraphWriterTable): ((value: unknown) => void)[];
   /** Appends a JSON value of `table`'s column `field` given as its text (parsed by the reader as any JSON cell). */
   putText(table: GraphWriterTable, field: number, text: string): void;
+  /**
+   * Appends record `r` of `table` of other columns (`from`, of this format) as the record's values put one by one
+   * would be: the same cells, strings and texts added in the same order (a provider's license rows with it), so that
+   * columns made of copied records and of rows are byte for byte those of the rows. Each distinct string or text of
+   * `from` is looked up once, then its index reused.
+   */
+  copy(table: GraphWriterTable, from: GraphColumnsView, r: number): void;
   /** The columns as one buffer; every column of a table must hold as many cells as the others. */
   finish(key: GraphColumnsKey): Buffer;
 }
@@ -328,9 +337,78 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
         };
       return (v: unknown) => cell(column, v, unique, own);
     });
+  /** Per source of copies: its columns opened once, and its strings' and texts' indexes here (-1: not yet). */
+  const sources = new Map<GraphColumnsView, ReturnType<typeof openSource>>();
+  const openSource = (from: GraphColumnsView) => {
+    const open = (table: GraphWriterTable | 'licenses', fields: readonly string[]) =>
+      fields.map((f) => from.cells(table, f));
+    const stringAt = new Int32Array(from.stringCount).fill(-1);
+    const textAt = new Int32Array(from.textCount).fill(-1);
+    /** A cell of kind STRING, NUMBER, JSON or a constant, written into `column` as its value would be. */
+    const copyCell = (column: Column, kind: number, v: number, unique: boolean) => {
+      if (kind === CELL.STRING) {
+        if (unique) column.push(kind, strings.add(from.strOnce(v)));
+        else {
+          let i = stringAt[v]!;
+          if (i < 0) i = stringAt[v] = strings.ref(from.strOnce(v));
+          column.push(kind, i);
+        }
+      } else if (kind === CELL.JSON_SHARED || kind === CELL.JSON_OWN) {
+        // A JSON cell's text is JSON.stringify of its value, which the writer adds by text (ref) either way.
+        let i = textAt[v]!;
+        if (i < 0) i = textAt[v] = texts.ref(from.textOnce(v));
+        column.push(kind, i);
+      } else if (kind === CELL.NUMBER) column.push(kind, v);
+      else if (kind <= CELL.TRUE) column.push(kind, 0);
+      else throw new GraphColumnsError(`graph columns: a cell of kind ${kind} copied`);
+    };
+    return {
+      copyCell,
+      cells: {
+        providers: open('providers', PROVIDER_FIELDS),
+        services: open('services', SERVICE_FIELDS),
+        schedules: open('schedules', SCHEDULE_FIELDS),
+      },
+      licenses: open('licenses', LICENSE_TABLE_FIELDS),
+    };
+  };
+  const idField = PROVIDER_FIELDS.indexOf('id');
+  const holderField = LICENSE_TABLE_FIELDS.indexOf('holder');
+  const providerIdFields = {
+    services: SERVICE_FIELDS.indexOf('providerId'),
+    schedules: SCHEDULE_FIELDS.indexOf('providerId'),
+  };
   return {
     put(table, field, v) {
       writers[table][field]!(v);
+    },
+    copy(table, from, r) {
+      let src = sources.get(from);
+      if (src === undefined) sources.set(from, (src = openSource(from)));
+      const copyCell = src.copyCell;
+      const cells = src.cells[table];
+      const out = columns[table];
+      const mode = modes[table];
+      for (let f = 0; f < cells.length; f++) {
+        const kind = cells[f]!.kinds[r]!;
+        const v = cells[f]!.values[r]!;
+        const column = out[f]!;
+        if (kind === CELL.STRING && table === 'providers' && f === idField)
+          column.push(kind, providerIds.add(from.strOnce(v)));
+        else if (kind === CELL.STRING && table !== 'providers' && f === providerIdFields[table])
+          // Refers to its provider's id string (as a row's does), found by the id.
+          writers[table][f]!(from.strOnce(v));
+        else if (kind === CELL.LICENSE_ROWS) {
+          const holder = column.length;
+          column.push(kind, licenses[0]!.length);
+          const holders = src.licenses[holderField]!.values;
+          for (let k = v; k < from.counts.licenses && holders[k] === r; k++)
+            for (let l = 0; l < licenses.length; l++) {
+              if (l === holderField) licenses[l]!.push(CELL.NUMBER, holder);
+              else copyCell(licenses[l]!, src.licenses[l]!.kinds[k]!, src.licenses[l]!.values[k]!, false);
+            }
+        } else copyCell(column, kind, v, mode[f]!.unique);
+      }
     },
     cells: (table) => writers[table],
     putText(table, field, text) {

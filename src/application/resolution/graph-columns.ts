@@ -173,10 +173,19 @@ export interface GraphColumnsView {
   counts: { providers: number; services: number; schedules: number; licenses: number };
   /** Bytes of the columns' sections (the buffer the view keeps, but its header). */
   byteLength: number;
+  /** The buffer the columns were opened from (header included): what a snapshot stores. */
+  buffer(): Buffer;
   /** How many strings the string table holds (cells of kind STRING index it). */
   stringCount: number;
+  /** How many JSON texts the text table holds (cells of kind JSON_SHARED and JSON_OWN index it). */
+  textCount: number;
   /** The string of the string table at `i`. */
   str(i: number): string;
+  /** The JSON text of the text table at `i` (cells of kind JSON_SHARED and JSON_OWN index it), unparsed. */
+  text(i: number): string;
+  /** `str` and `text` without keeping what they read (for a reader of each string once: a copy). */
+  strOnce(i: number): string;
+  textOnce(i: number): string;
   /** A column's cells: one kind byte (CELL) and one number per record. */
   cells(kind: GraphRecordKind, field: string): { kinds: Uint8Array; values: ArrayLike<number> };
   /** The value of one cell, as the decoded record holds it. */
@@ -259,7 +268,7 @@ function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
     const text = buf.toString(encoding, b.from, b.to);
     if (offsets[count] !== text.length) throw new GraphColumnsError(`${name} table inconsistent`);
     const values = new Array<string | undefined>(count);
-    return (i: number): string => {
+    const read = (i: number): string => {
       let v = values[i];
       if (v === undefined) {
         if (!(i >= 0 && i < count)) throw new GraphColumnsError(`${name} index out of range`);
@@ -267,6 +276,14 @@ function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
       }
       return v;
     };
+    /** The string at `i`, not kept (a copy reads each string once). */
+    const once = (i: number): string => {
+      const v = values[i];
+      if (v !== undefined) return v;
+      if (!(i >= 0 && i < count)) throw new GraphColumnsError(`${name} index out of range`);
+      return text.slice(offsets[i], offsets[i + 1]);
+    };
+    return Object.assign(read, { once });
   };
   const str = table('strings');
   const jsonText = table('texts');
@@ -434,8 +451,13 @@ function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
   return {
     counts: { ...n },
     byteLength: buf.length - start,
+    buffer: () => buf,
     stringCount: header.tables.strings,
+    textCount: header.tables.texts,
     str,
+    text: jsonText,
+    strOnce: str.once,
+    textOnce: jsonText.once,
     cells: (kind, field) => ({
       kinds: new Uint8Array(...section(`${kind}.${field}.kind`, 1, counted[kind]), counted[kind]),
       values: cellsOf(`${kind}.${field}`, counted[kind]),

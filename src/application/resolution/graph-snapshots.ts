@@ -2,7 +2,11 @@ import { constants as zlibConstants, gunzip, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Database } from '../../persistence/database.js';
 import { runOutsideCallScope } from '../../persistence/call-scope.js';
-import { readGraphSnapshot, writeGraphSnapshot } from '../../persistence/graph-snapshot-repository.js';
+import {
+  latestGraphSnapshotVersion,
+  readGraphSnapshot,
+  writeGraphSnapshot,
+} from '../../persistence/graph-snapshot-repository.js';
 import {
   openGraphColumns,
   GRAPH_COLUMNS_FORMAT,
@@ -45,6 +49,9 @@ export type GraphSnapshotRead =
  */
 export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) {
   return {
+    /** The latest version at or below `atMost` of which a snapshot is stored (maybe incomplete: read tells). */
+    latestVersion: (organizationId: string, atMost: number): Promise<number | undefined> =>
+      runOutsideCallScope(() => latestGraphSnapshotVersion(deps.db, organizationId, atMost)),
     /** Reads and opens the snapshot of `key`'s version; anything missing, of another format or damaged is not found. */
     async read(key: GraphColumnsKey): Promise<GraphSnapshotRead> {
       // Outside the call that asked: the load is shared by every caller waiting for the graph, and may outlast the first.

@@ -1,6 +1,7 @@
 import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
 import type { EligibilityIndex, ProviderSet } from '../../domain/eligibility/eligibility-index.js';
 import type { ServingCount } from '../../domain/providers-serving.js';
+import type { GraphColumnsView } from './graph-columns.js';
 
 /** An organization's provider graph at one version, indexed for resolution. */
 export interface OrgGraph {
@@ -38,14 +39,16 @@ export interface OrgGraph {
   /** Estimated heap the graph holds (bytes): what the graph cache is bounded by. */
   approxBytes: number;
   loadedAt: number;
-  /** Read from the version's stored snapshot, or from the rows. */
+  /** Read from the version's stored snapshot, from the rows, or made from an earlier version and its changes. */
   source: GraphOrigin['source'];
+  /** The columns the graph reads (graphs read from columns): the base a later version's changes are applied to. */
+  columns?: GraphColumnsView;
   snapshotStored: GraphOrigin['snapshotStored'];
 }
 
 /** Where a graph's records came from, and whether its version's snapshot is stored. */
 export interface GraphOrigin {
-  source: 'rows' | 'snapshot';
+  source: 'rows' | 'snapshot' | 'changes';
   /** Resolves true once the snapshot of this version is stored in PostgreSQL (at once when read from it). */
   snapshotStored: Promise<boolean>;
 }

@@ -4,11 +4,12 @@ import { readGraphVersion } from '../../persistence/organization-repository.js';
 import { runOutsideCallScope } from '../../persistence/call-scope.js';
 import type { CalendarConnection, Provider, ProviderService } from '../../domain/provider.js';
 import { createWeightedCache, type WeightLimit } from './weighted-cache.js';
-import { openGraphColumns } from './graph-columns.js';
+import { openGraphColumns, type GraphColumnsView } from './graph-columns.js';
 import type { GraphSnapshots } from './graph-snapshots.js';
 import type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 import { assembleColumnGraph } from './column-org-graph.js';
 import { readGraphColumns } from './read-graph-columns.js';
+import { columnsFromChanges, maxChangedIds, readChangesBase, type GraphChangesBase } from './apply-graph-changes.js';
 
 export type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 
@@ -66,15 +67,18 @@ export const DEFAULT_GRAPH_CACHE_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS = 2000;
 
 /**
- * Keeps each organization's graph in memory, keyed by its provider graph version: a read costs one
- * small query for the current version (none when the caller read it already); a changed version reloads
- * the graph (concurrent loads shared). The cache is bounded by organizations and by the graphs' estimated heap
- * (`approxBytes`; GRAPH_CACHE_MAX_MB): the least recently used graphs go first, never the one just read.
+ * Keeps each organization's graph in memory, keyed by its provider graph version: a read costs one small query for the
+ * current version (none when the caller read it already); a changed version loads the graph again (concurrent loads
+ * shared): from the graph held at an earlier version and the rows changed since (readGraphChanges, applyGraphChanges:
+ * the same columns as reading every row) when the record of changes allows it. The cache is bounded by organizations
+ * and by the graphs' estimated heap (`approxBytes`; GRAPH_CACHE_MAX_MB): the least recently used graphs go first, never
+ * the one just read.
  *
- * With `snapshots`, a version is loaded from its stored snapshot when there is one (one statement, no row parsed), and
- * from the rows otherwise (none yet, of another format, damaged); a graph of `snapshotMinProviders` or more loaded from
- * its rows then has its snapshot written after the load, off the request that waits for it, unless the version moved
- * during the load (its rows may then mix two versions).
+ * With `snapshots`, a version is loaded from its stored snapshot when there is one (one statement, no row parsed), else
+ * from the latest stored snapshot before it and the rows changed since, and from every row otherwise (no snapshot yet,
+ * of another format, damaged; changes not recorded since, or more than `maxChangedIds`); a graph of
+ * `snapshotMinProviders` or more loaded from its rows or its changes then has its snapshot written after the load, off
+ * the request that waits for it, unless the version moved during the load (its rows may then mix two versions).
  */
 export function createOrgGraphCache(deps: {
   db: Database;
@@ -87,6 +91,8 @@ export function createOrgGraphCache(deps: {
   snapshots?: GraphSnapshots;
   /** Default DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS. */
   snapshotMinProviders?: number;
+  /** Most writes a graph of n providers is brought to a later version by (default maxChangedIds). */
+  maxChangedIds?: (providers: number) => number;
   /** Told when a stored snapshot could not be used or written (the graph is served from its rows all the same). */
   onSnapshotProblem?: (organizationId: string, graphVersion: number, problem: string) => void;
 }) {
@@ -113,8 +119,61 @@ export function createOrgGraphCache(deps: {
           return false;
         }),
     );
-  const load = async (organizationId: string, version: number): Promise<OrgGraph> => {
+  /**
+   * The graph brought from the columns of an earlier version (`baseVersion`) to the current one by what changed since
+   * (readGraphChanges: the changed rows only); undefined when the change record cannot do it (incomplete, more than
+   * maxChangedIds writes, not fitting the base), and the graph is read another way.
+   */
+  const fromChanges = async (
+    organizationId: string,
+    baseVersion: number,
+    base: GraphChangesBase,
+    baseStored: Promise<boolean>,
+    atLeast: number,
+    now: number,
+  ): Promise<OrgGraph | undefined> => {
+    const made = await columnsFromChanges(
+      deps.db,
+      organizationId,
+      base,
+      baseVersion,
+      (deps.maxChangedIds ?? maxChangedIds)(base.columns!.counts.providers),
+    ).catch((e: unknown) => {
+      problem(organizationId, baseVersion, `changes not applied: ${(e as Error).message}`);
+      return undefined;
+    });
+    // Never a graph older than the version asked for (a version read before this one is; it never moves back).
+    if (made === undefined || made.graphVersion < atLeast) return undefined;
+    if (made.status === 'current')
+      return assembleColumnGraph(organizationId, baseVersion, base.columns!, now, {
+        source: 'changes',
+        snapshotStored: baseStored,
+      });
+    if (made.status !== 'made') return undefined;
+    return assembleColumnGraph(organizationId, made.graphVersion, made.view, now, {
+      source: 'changes',
+      snapshotStored: storeIfLarge(organizationId, made.graphVersion, made.view),
+    });
+  };
+  /** Stores a version's snapshot after the answer when the graph is large enough to have one (else false). */
+  const storeIfLarge = (organizationId: string, version: number, view: GraphColumnsView): Promise<boolean> =>
+    deps.snapshots && view.counts.providers >= minProviders
+      ? storeLater(deps.snapshots, organizationId, version, view.buffer())
+      : Promise.resolve(false);
+  const load = async (organizationId: string, version: number, base?: OrgGraph): Promise<OrgGraph> => {
     const now = deps.clock().getTime();
+    // From the graph this process held at an earlier version: only the rows changed since are read.
+    const heldBase = base?.columns !== undefined;
+    if (base?.columns) {
+      const { graphVersion: baseVersion, snapshotStored: baseStored } = base;
+      const lent: GraphChangesBase = { columns: base.columns };
+      // The old graph (its indexes) is no longer in the cache: past this line only callers still reading it hold it,
+      // and its columns only the holder, which lets them go once copied (columnsFromChanges). Not held here to the end
+      // of the making, both versions' columns and indexes are not side by side at the peak.
+      base = undefined;
+      const g = await fromChanges(organizationId, baseVersion, lent, baseStored, version, now);
+      if (g) return g;
+    }
     const snapshots = deps.snapshots;
     if (snapshots) {
       const read = await snapshots.read({ organizationId, graphVersion: version }).catch((e: unknown) => ({
@@ -133,16 +192,37 @@ export function createOrgGraphCache(deps: {
         }
       } else if (read.reason !== 'missing')
         problem(organizationId, version, `${read.reason} ${read.detail ?? ''}`.trim());
+      else if (!heldBase) {
+        // None of this version (the graph changed since its last one was stored): the latest one and what changed.
+        const g = await fromLatestSnapshot(snapshots, organizationId, version, now).catch((e: unknown) => {
+          problem(organizationId, version, `earlier snapshot unusable: ${(e as Error).message}`);
+          return undefined;
+        });
+        if (g) return g;
+      }
     }
     // Straight into columns (no object per record); the graph reads them in place, and its snapshot is their gzip.
     const key = { organizationId, graphVersion: version };
     const columns = await readGraphColumns(deps.db, key);
     const view = openGraphColumns(columns, key);
-    const stored =
-      snapshots && view.counts.providers >= minProviders
-        ? storeLater(snapshots, organizationId, version, columns)
-        : Promise.resolve(false);
-    return assembleColumnGraph(organizationId, version, view, now, { source: 'rows', snapshotStored: stored });
+    return assembleColumnGraph(organizationId, version, view, now, {
+      source: 'rows',
+      snapshotStored: storeIfLarge(organizationId, version, view),
+    });
+  };
+  /** The graph from the latest stored snapshot below `version` and the changes since it, or undefined. */
+  const fromLatestSnapshot = async (
+    snapshots: GraphSnapshots,
+    organizationId: string,
+    version: number,
+    now: number,
+  ): Promise<OrgGraph | undefined> => {
+    const latest = await snapshots.latestVersion(organizationId, version);
+    if (latest === undefined || latest >= version) return undefined;
+    // Held by nothing but the holder: let go once copied, before the new version is indexed (columnsFromChanges).
+    const base = await readChangesBase(snapshots, { organizationId, graphVersion: latest });
+    if (base === undefined) return undefined;
+    return fromChanges(organizationId, latest, base, Promise.resolve(true), version, now);
   };
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
@@ -150,9 +230,11 @@ export function createOrgGraphCache(deps: {
       version = await readGraphVersion(deps.db, organizationId);
     }
     let cached = cache.get(organizationId);
+    let base: OrgGraph | undefined;
     while (cached) {
       const g = await cached.catch(() => undefined);
       if (g && g.graphVersion >= version) return g;
+      if (g && (base === undefined || g.graphVersion > base.graphVersion)) base = g;
       // Another caller may have started the newer load while this one waited: share it.
       const latest = cache.get(organizationId);
       cached = latest !== cached ? latest : undefined;
@@ -160,7 +242,7 @@ export function createOrgGraphCache(deps: {
     // Outside the call that starts it: the load is shared by every caller of the version and outlives a caller that
     // stops waiting (its deadline, 503); under that call's deadline a load longer than it would fail and restart at
     // every retry, never finishing. Its statements stay bounded by statement_timeout.
-    const loading = runOutsideCallScope(() => load(organizationId, version));
+    const loading = runOutsideCallScope(() => load(organizationId, version, base));
     cache.set(organizationId, loading);
     return loading;
   };

@@ -3,15 +3,20 @@ import {
   graphRowInstant,
   readOrganizationGraphRows,
   type GraphRowSink,
+  type ProviderGraphRow,
+  type ScheduleGraphRow,
+  type ServiceGraphRow,
 } from '../../persistence/organization-graph-rows.js';
 import {
+  CELL,
   PROVIDER_CODE_LISTS,
   PROVIDER_FIELDS,
   SCHEDULE_FIELDS,
   SERVICE_FIELDS,
   type GraphColumnsKey,
+  type GraphColumnsView,
 } from './graph-columns.js';
-import { createGraphColumnsWriter, type GraphColumnsWriter } from './graph-columns-writer.js';
+import { createGraphColumnsWriter, type GraphColumnsWriter, type GraphWriterTable } from './graph-columns-writer.js';
 
 /**
  * Rows fetched per batch while reading a graph: bounds the rows held at once (two batches per table: the one handed
@@ -40,11 +45,24 @@ export async function readGraphColumns(db: Database, key: GraphColumnsKey): Prom
   return sink.finish(key);
 }
 
+/** A graph row writer: the rows of each table handed over in the load's order, or row by row, then laid out. */
+export interface GraphRowColumns extends GraphRowSink {
+  provider(row: ProviderGraphRow): void;
+  service(row: ServiceGraphRow): void;
+  schedule(row: ScheduleGraphRow): void;
+  /**
+   * Writes record `r` of `table` of other columns of the graph (`from`) as its row would be written: the same values
+   * through the same cell writers, so columns copied and read from the rows come out byte for byte equal.
+   */
+  copy(table: GraphWriterTable, from: GraphColumnsView, r: number): void;
+  finish(key: GraphColumnsKey): Buffer;
+}
+
 /**
  * The graph rows of `organizationId` written into columns as they come (what readGraphColumns hands the rows to);
  * `finish` lays them out.
  */
-export function createGraphRowColumns(organizationId: string): GraphRowSink & { finish(key: GraphColumnsKey): Buffer } {
+export function createGraphRowColumns(organizationId: string): GraphRowColumns {
   const w = createGraphColumnsWriter();
   const iso = createIsoOf();
   const json = createJsonTexts();
@@ -57,72 +75,79 @@ export function createGraphRowColumns(organizationId: string): GraphRowSink & { 
   const title = jsonCell(w, c, C.title, json);
   const days = jsonCell(w, c, C.days, json, NO_DAYS);
   const overrides = jsonCell(w, c, C.overrides, json, NO_OVERRIDES);
+  const provider = (r: ProviderGraphRow) => {
+    const d = r.doc;
+    p[P.id]!(r.id);
+    p[P.organizationId]!(organizationId);
+    p[P.externalId]!(r.external_id);
+    p[P.displayName]!(d.displayName);
+    p[P.email]!(d.email ?? undefined);
+    p[P.status]!(r.status);
+    p[P.searchable]!(r.searchable);
+    p[P.professionCode]!(d.professionCode ?? undefined);
+    for (let k = 0; k < PROVIDER_CODE_LISTS.length; k++) {
+      const list = d[PROVIDER_CODE_LISTS[k]!];
+      // Absent or null: no codes (the graph's records hold an empty list).
+      if (list === undefined || list === null) emptyList[k]!();
+      else lists[k]!(list);
+    }
+    p[P.licenseRecords]!(d.licenseRecords ?? NO_LICENSES);
+    p[P.acceptsNewClients]!(d.acceptsNewClients ?? undefined);
+    p[P.timezone]!(d.timezone ?? undefined);
+    p[P.bio]!(d.bio ?? undefined);
+    p[P.username]!(d.username ?? undefined);
+    p[P.location]!(d.location ?? undefined);
+    p[P.panelCapacity]!(d.panelCapacity ?? undefined);
+    p[P.panelCurrentCount]!(d.panelCurrentCount ?? undefined);
+    p[P.profileVersion]!(r.profile_version);
+    p[P.createdAt]!(iso(r.created_at));
+    p[P.updatedAt]!(iso(r.updated_at));
+  };
+  const service = (r: ServiceGraphRow) => {
+    const d = r.doc ?? {};
+    s[S.id]!(r.id);
+    s[S.organizationId]!(organizationId);
+    s[S.providerId]!(r.provider_id);
+    s[S.slug]!(r.slug);
+    s[S.title]!(d.title);
+    s[S.duration]!(Number(d.duration));
+    s[S.price]!(d.price ?? undefined);
+    s[S.currency]!(d.currency ?? undefined);
+    s[S.modality]!(d.modality ?? undefined);
+    s[S.slotIntervalMinutes]!(d.slotIntervalMinutes ?? undefined);
+    s[S.minimumNoticeMinutes]!(d.minimumNoticeMinutes ?? undefined);
+    s[S.bufferBeforeMinutes]!(d.bufferBeforeMinutes ?? undefined);
+    s[S.bufferAfterMinutes]!(d.bufferAfterMinutes ?? undefined);
+  };
+  const schedule = (r: ScheduleGraphRow) => {
+    c[C.id]!(r.id);
+    c[C.organizationId]!(organizationId);
+    c[C.providerId]!(r.provider_id);
+    title(r.title);
+    // The zone as the row has it (JSON null stays null, as toDomainSchedule keeps it).
+    c[C.timezone]!(json(r.timezone).value);
+    days(r.days);
+    overrides(r.overrides);
+    // Each feed is its own (a cell of its own text).
+    c[C.externalCalendar]!(
+      r.external_calendar === null ? undefined : ((JSON.parse(r.external_calendar) as unknown) ?? undefined),
+    );
+    c[C.status]!('active');
+  };
   return {
+    provider,
+    service,
+    schedule,
     providers: (rows) => {
-      for (const r of rows) {
-        const d = r.doc;
-        p[P.id]!(r.id);
-        p[P.organizationId]!(organizationId);
-        p[P.externalId]!(r.external_id);
-        p[P.displayName]!(d.displayName);
-        p[P.email]!(d.email ?? undefined);
-        p[P.status]!(r.status);
-        p[P.searchable]!(r.searchable);
-        p[P.professionCode]!(d.professionCode ?? undefined);
-        for (let k = 0; k < PROVIDER_CODE_LISTS.length; k++) {
-          const list = d[PROVIDER_CODE_LISTS[k]!];
-          // Absent or null: no codes (the graph's records hold an empty list).
-          if (list === undefined || list === null) emptyList[k]!();
-          else lists[k]!(list);
-        }
-        p[P.licenseRecords]!(d.licenseRecords ?? NO_LICENSES);
-        p[P.acceptsNewClients]!(d.acceptsNewClients ?? undefined);
-        p[P.timezone]!(d.timezone ?? undefined);
-        p[P.bio]!(d.bio ?? undefined);
-        p[P.username]!(d.username ?? undefined);
-        p[P.location]!(d.location ?? undefined);
-        p[P.panelCapacity]!(d.panelCapacity ?? undefined);
-        p[P.panelCurrentCount]!(d.panelCurrentCount ?? undefined);
-        p[P.profileVersion]!(r.profile_version);
-        p[P.createdAt]!(iso(r.created_at));
-        p[P.updatedAt]!(iso(r.updated_at));
-      }
+      for (const r of rows) provider(r);
     },
     services: (rows) => {
-      for (const r of rows) {
-        const d = r.doc ?? {};
-        s[S.id]!(r.id);
-        s[S.organizationId]!(organizationId);
-        s[S.providerId]!(r.provider_id);
-        s[S.slug]!(r.slug);
-        s[S.title]!(d.title);
-        s[S.duration]!(Number(d.duration));
-        s[S.price]!(d.price ?? undefined);
-        s[S.currency]!(d.currency ?? undefined);
-        s[S.modality]!(d.modality ?? undefined);
-        s[S.slotIntervalMinutes]!(d.slotIntervalMinutes ?? undefined);
-        s[S.minimumNoticeMinutes]!(d.minimumNoticeMinutes ?? undefined);
-        s[S.bufferBeforeMinutes]!(d.bufferBeforeMinutes ?? undefined);
-        s[S.bufferAfterMinutes]!(d.bufferAfterMinutes ?? undefined);
-      }
+      for (const r of rows) service(r);
     },
     schedules: (rows) => {
-      for (const r of rows) {
-        c[C.id]!(r.id);
-        c[C.organizationId]!(organizationId);
-        c[C.providerId]!(r.provider_id);
-        title(r.title);
-        // The zone as the row has it (JSON null stays null, as toDomainSchedule keeps it).
-        c[C.timezone]!(json(r.timezone).value);
-        days(r.days);
-        overrides(r.overrides);
-        // Each feed is its own (a cell of its own text).
-        c[C.externalCalendar]!(
-          r.external_calendar === null ? undefined : ((JSON.parse(r.external_calendar) as unknown) ?? undefined),
-        );
-        c[C.status]!('active');
-      }
+      for (const r of rows) schedule(r);
     },
+    copy: (table, from, r) => w.copy(table, from, r),
     finish: (key) => w.finish(key),
   };
 }

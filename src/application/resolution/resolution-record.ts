@@ -154,7 +154,7 @@ export function createResolutionRecords(deps: {
         p.catch(() => written.delete(key));
         written.set(key, p);
         if (written.size > 500) written.delete(written.keys().next().value as string);
-      } else if (graph.source === 'rows' && Date.now() - (refreshedAt.get(key) ?? 0) > 60_000) {
+      } else if (graph.source !== 'snapshot' && Date.now() - (refreshedAt.get(key) ?? 0) > 60_000) {
         // Keep a snapshot in use alive as long as resolutions made on it can be read (refreshed once a minute at most).
         refreshedAt.set(key, Date.now());
         if (refreshedAt.size > 500) refreshedAt.delete(refreshedAt.keys().next().value as string);
