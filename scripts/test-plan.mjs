@@ -75,7 +75,8 @@ const GROUP_SIZE = 4;
 /**
  * Why a compiled test file of a grouped folder runs alone anyway, or undefined: ava runs `beforeEach`/`afterEach`
  * hooks for every test of the process and shares `t.context` across it; a file that sets process-wide state (an
- * environment variable, a process listener) would set it for the others; a group's files are evaluated in one tick
+ * environment variable, a process listener) would set it for the others, and one that blocks its event loop on purpose
+ * (a busy process) would stall the others' services; a group's files are evaluated in one tick
  * (test/helpers/grouped-test.ts); the long files start first on their own.
  */
 function soloReason(buildDir, path, text) {
@@ -84,6 +85,8 @@ function soloReason(buildDir, path, text) {
   if (/\b(beforeEach|afterEach)\b/.test(text)) return 'per-test hooks';
   if (/\bt\.context\b/.test(text)) return 't.context';
   if (/process\.(on|once)\(|process\.env\.\w+\s*=[^=]/.test(text)) return 'process-wide state';
+  if (/while \((Date|performance)\.now\(\) <|Atomics\.wait\(/.test(text))
+    return "blocks its process's event loop on purpose";
   if (awaitsAtTopLevel(join(buildDir, path), text))
     return 'awaits at its top level (a group declares its tests in one tick)';
   return undefined;
