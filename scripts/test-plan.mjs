@@ -53,7 +53,7 @@ export const rank = (file) => {
 /**
  * The folders whose test files a whole run loads several to a process: each file starts its service in-process on
  * stores of its own, and none kills or stops a process, drives a browser or measures the process itself. Loading the
- * service costs each test process 0.8-1 s of CPU (Node's module loader: some 1,600 modules), most of what a small file
+ * service costs each test process 0.75-0.9 s of CPU (Node's module loader: some 1,600 modules), most of what a small file
  * costs; in groups of GROUP_SIZE it is paid once per group.
  */
 const GROUPED_FOLDERS = [
