@@ -17,13 +17,17 @@ export function weekdays(start = '09:00', end = '17:00') {
 export async function newOrganization(svc: TestService, externalId: string, settings: Record<string, unknown> = {}) {
   const p = client(svc.url, svc.platformKey);
   const org = (await p.post('/api/v2/organizations', { externalId, name: externalId, settings })).body;
-  const key = (
+  // A refused creation fails here, with its answer, rather than as a 403 on the organization's first call.
+  if (!org.id) throw new Error(`organization create failed: ${JSON.stringify(org)}`);
+  const made = (
     await client(svc.url, await livePlatformKey(svc)).post('/api/v2/api-keys', {
       type: 'organization_live',
       organizationId: org.id,
       name: 'test',
     })
-  ).body.key as string;
+  ).body;
+  if (!made.key) throw new Error(`organization key create failed: ${JSON.stringify(made)}`);
+  const key = made.key as string;
   return {
     org,
     key,
