@@ -152,8 +152,12 @@ test('a base read from a stored snapshot is let go once copied: the new version 
   // Collected while the holder and the new columns are still held: nothing of the result references the base.
   setFlagsFromString('--expose_gc');
   const gc = runInNewContext('gc') as () => void;
-  await new Promise((r) => setImmediate(r));
-  gc();
+  // A collection that finishes a marking already under way (other tests of the process allocating) may keep what was
+  // marked before the holder let go: a few, each in a job of its own (a deref keeps its target to the job's end).
+  for (let i = 0; i < 5 && baseRef.deref() !== undefined; i++) {
+    await new Promise((r) => setImmediate(r));
+    gc();
+  }
   t.is(baseRef.deref(), undefined, 'the base columns were collected');
   t.true(made.status === 'made' && made.view.counts.providers > 0 && base !== undefined);
 });
