@@ -279,9 +279,9 @@ if (whole && plan)
       `${plan.alone.length} files alone`,
   );
 // A whole run runs the main pass on Node.js 24 LTS (fetched from the npm registry by scripts/fetch-node.mjs while the
-// stores started), its workers and the service processes they start with Node's compile cache: each of some 200 test
-// processes loads about 1,600 modules, which costs 1.5-2 s of CPU on Node 20 and about 1 s on Node 24 with the cache
-// (docs/testing.md). The API tests then run again on the machine's Node, the one `npm start` runs on.
+// stores started), its workers and the service processes they start with Node's compile cache: each of some 100 test
+// processes (a file or a group) loads about 1,600 modules, which costs 1.5-2 s of CPU on Node 20 and about 1 s on Node
+// 24 with the cache (docs/testing.md). The API tests then run again on the machine's Node, the one `npm start` runs on.
 // TEST_NODE runs the tests on another Node.js binary (e.g. `TEST_NODE=$(node scripts/fetch-node.mjs)`).
 const compileCache = { NODE_COMPILE_CACHE: join(root, '.cache', 'node-compile') };
 const fetched = node24 ? await node24 : undefined;
