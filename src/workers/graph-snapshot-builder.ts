@@ -4,7 +4,7 @@ import { readGraphVersion } from '../persistence/organization-repository.js';
 import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
 import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
 import { readGraphColumns } from '../application/resolution/read-graph-columns.js';
-import { columnsFromChanges, maxChangedIds, readChangesBase } from '../application/resolution/apply-graph-changes.js';
+import { columnsFromChanges, latestChangesBase, maxChangedIds } from '../application/resolution/apply-graph-changes.js';
 import { createPollingWorker } from './polling-worker.js';
 import type { Worker } from './worker.js';
 
@@ -28,16 +28,15 @@ export function createGraphSnapshotBuildStep(deps: { db: Database; clock: () => 
     organizationId: string,
     graphVersion: number,
   ): Promise<Buffer | null | undefined> => {
-    const latest = await snapshots.latestVersion(organizationId, graphVersion);
-    if (latest === undefined || latest >= graphVersion) return undefined;
     // Let go once copied, before the new columns are gzipped and stored (columnsFromChanges).
-    const base = await readChangesBase(snapshots, { organizationId, graphVersion: latest });
-    if (base === undefined) return undefined;
+    const latest = await latestChangesBase(snapshots, organizationId, graphVersion);
+    if (latest === undefined) return undefined;
+    const { base, baseVersion } = latest;
     const made = await columnsFromChanges(
       deps.db,
       organizationId,
       base,
-      latest,
+      baseVersion,
       maxChangedIds(base.columns!.counts.providers),
     ).catch(() => undefined);
     if (made === undefined || made.status === 'missing' || made.status === 'too_large') return undefined;

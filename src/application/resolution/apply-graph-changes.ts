@@ -131,3 +131,18 @@ export async function readChangesBase(
   const read = await snapshots.read(key);
   return read.found ? { columns: read.columns } : undefined;
 }
+
+/**
+ * The latest stored snapshot of an organization's graph below `version`, as the base of columnsFromChanges with its
+ * version, or undefined when there is none that can be used.
+ */
+export async function latestChangesBase(
+  snapshots: Pick<GraphSnapshots, 'read' | 'latestVersion'>,
+  organizationId: string,
+  version: number,
+): Promise<{ baseVersion: number; base: GraphChangesBase } | undefined> {
+  const latest = await snapshots.latestVersion(organizationId, version);
+  if (latest === undefined || latest >= version) return undefined;
+  const base = await readChangesBase(snapshots, { organizationId, graphVersion: latest });
+  return base === undefined ? undefined : { baseVersion: latest, base };
+}

@@ -9,7 +9,7 @@ import type { GraphSnapshots } from './graph-snapshots.js';
 import type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 import { assembleColumnGraph } from './column-org-graph.js';
 import { readGraphColumns } from './read-graph-columns.js';
-import { columnsFromChanges, maxChangedIds, readChangesBase, type GraphChangesBase } from './apply-graph-changes.js';
+import { columnsFromChanges, latestChangesBase, maxChangedIds, type GraphChangesBase } from './apply-graph-changes.js';
 
 export type { GraphOrigin, OrgGraph } from './org-graph-shape.js';
 
@@ -217,12 +217,10 @@ export function createOrgGraphCache(deps: {
     version: number,
     now: number,
   ): Promise<OrgGraph | undefined> => {
-    const latest = await snapshots.latestVersion(organizationId, version);
-    if (latest === undefined || latest >= version) return undefined;
     // Held by nothing but the holder: let go once copied, before the new version is indexed (columnsFromChanges).
-    const base = await readChangesBase(snapshots, { organizationId, graphVersion: latest });
-    if (base === undefined) return undefined;
-    return fromChanges(organizationId, latest, base, Promise.resolve(true), version, now);
+    const latest = await latestChangesBase(snapshots, organizationId, version);
+    if (latest === undefined) return undefined;
+    return fromChanges(organizationId, latest.baseVersion, latest.base, Promise.resolve(true), version, now);
   };
   return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
     let version = knownVersion;
