@@ -122,16 +122,15 @@ async function versionOf(tx: Queryable, organizationId: string): Promise<number>
 }
 
 /**
- * Drops the change record (graph_versions and graph_changes) written before `before`, in one statement (so a version's
- * move is never kept without its writes): of one organization, or of every one.
+ * Drops the change record (graph_versions and graph_changes) written before `before`, of every organization, in one
+ * statement (so a version's move is never kept without its writes). The snapshot builder runs it each step with the
+ * snapshots' own age (GRAPH_SNAPSHOT_KEEP_MS): a graph older than the record is read from a snapshot kept or its rows.
  */
-export async function pruneGraphChanges(db: Queryable, before: Date, organizationId?: string): Promise<void> {
-  const scope = organizationId === undefined ? '' : ' AND organization_id = $2';
-  const args = organizationId === undefined ? [before] : [before, organizationId];
+export async function pruneGraphChanges(db: Queryable, before: Date): Promise<void> {
   await db.query(
-    `WITH v AS (DELETE FROM graph_versions WHERE created_at < $1${scope}),
-     c AS (DELETE FROM graph_changes WHERE created_at < $1${scope})
+    `WITH v AS (DELETE FROM graph_versions WHERE created_at < $1),
+     c AS (DELETE FROM graph_changes WHERE created_at < $1)
      SELECT 1`,
-    args,
+    [before],
   );
 }

@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { Database, Queryable } from './database.js';
-import { pruneGraphChanges } from './graph-change-repository.js';
 
 /** A stored graph snapshot: its parts in order (each a gzipped slice of one buffer) and its format. */
 export interface StoredGraphSnapshot {
@@ -91,8 +90,6 @@ export async function writeGraphSnapshot(
       'DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version < $2 AND created_at < $3',
       [s.organizationId, s.graphVersion, s.keepSince],
     );
-    // The record of changes goes with them (graphs older than it are read from a snapshot kept or from the rows).
-    await pruneGraphChanges(tx, s.keepSince, s.organizationId);
     return 'written';
   });
 }

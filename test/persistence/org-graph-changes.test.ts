@@ -198,7 +198,7 @@ test('every row is read when the record of changes since the graph held is incom
     id,
   ]);
   const { pruneGraphChanges } = await import('../../src/persistence/graph-change-repository.js');
-  await pruneGraphChanges(db, new Date(Date.now() - 24 * 3600_000), id);
+  await pruneGraphChanges(db, new Date(Date.now() - 24 * 3600_000));
   t.is((await db.query('SELECT 1 FROM graph_changes WHERE organization_id = $1', [id])).rowCount, 0);
   const pruned = await graphs(id);
   t.is(pruned.source, 'rows', 'the record was pruned');
