@@ -28,18 +28,21 @@ const LEFT_OUT = new Set(['.git', '.cache', '.test-data', '.data', 'tmp', '.scra
 /** Where the compiled tree of `root` lives. */
 export const buildDirOf = (root) => join(root, '.cache', 'build');
 
+/** The files under `dir` (relative to `root`, searched to any depth) whose name `keep` accepts, as `dir/...` paths. */
+export function filesUnder(root, dir, keep, found = []) {
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) filesUnder(root, path, keep, found);
+    else if (keep(entry.name)) found.push(path);
+  }
+  return found;
+}
+
 /**
  * The TypeScript files under `dir` (relative to `root`) that the build compiles: all of them, the console's too (the
  * service's modules import some of its files; its pages are bundled from the TypeScript, copied beside).
  */
-function sourcesOf(root, dir, found = []) {
-  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) sourcesOf(root, path, found);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) found.push(path);
-  }
-  return found;
-}
+const sourcesOf = (root, dir) => filesUnder(root, dir, (name) => name.endsWith('.ts') && !name.endsWith('.d.ts'));
 
 /** Makes `link` a symbolic link to `target`, unless it already is one. */
 function linkTo(target, link) {

@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { transformSync } from 'esbuild';
+import { filesUnder } from './build-tests.mjs';
 
 /**
  * The test files that took longest in a whole `npm test` (45 to 140 s each on the loaded 2-core machine; docs/testing.md),
@@ -134,16 +135,6 @@ function awaitsAtTopLevel(path, text = readFileSync(path, 'utf8')) {
  */
 const AVA_IMPORT = /^import (\w+)(?:, \{\})? from "(?:ava|(?:\.\.?\/)+helpers\/grouped-test\.js)";$/m;
 
-/** The compiled test files under `dir` of `buildDir`, as paths relative to `buildDir`, in name order. */
-function testFilesOf(buildDir, dir, found = []) {
-  for (const entry of readdirSync(join(buildDir, dir), { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) testFilesOf(buildDir, path, found);
-    else if (entry.name.endsWith('.test.js')) found.push(path);
-  }
-  return found.sort();
-}
-
 /**
  * Writes the test groups of a whole run into the compiled tree `buildDir` (scripts/build-tests.mjs): for each grouped
  * folder, files of GROUP_SIZE in name order become `test/groups/<folder>-<n>.test.js`, which loads them one after
@@ -165,7 +156,7 @@ export function writeTestGroups(buildDir) {
   const alone = [];
   for (const folder of readdirSync(join(buildDir, 'test')).sort()) {
     if (folder === 'groups') continue;
-    const files = testFilesOf(buildDir, `test/${folder}`);
+    const files = filesUnder(buildDir, `test/${folder}`, (name) => name.endsWith('.test.js')).sort();
     if (!GROUPED_FOLDERS.includes(folder)) {
       alone.push(...files);
       continue;
