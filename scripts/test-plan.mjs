@@ -139,7 +139,8 @@ const AVA_IMPORT = /^import (\w+)(?:, \{\})? from "(?:ava|(?:\.\.?\/)+helpers\/g
  * Writes the test groups of a whole run into the compiled tree `buildDir` (scripts/build-tests.mjs): for each grouped
  * folder, files of GROUP_SIZE in name order become `test/groups/<folder>-<n>.test.js`, which loads them one after
  * another (test/helpers/grouped-test.ts prefixes each file's titles with its name); each member's ava import is
- * pointed at that helper. Returns the files for ava, groups first, every test file once, relative to `buildDir`.
+ * pointed at that helper. Returns the files for ava, groups first, every test file once, relative to `buildDir` (and
+ * `filesOf(folder)`, those of one folder).
  */
 export function writeTestGroups(buildDir) {
   const groupsDir = join(buildDir, 'test', 'groups');
@@ -186,8 +187,14 @@ export function writeTestGroups(buildDir) {
         join(buildDir, file),
         ['// Written by scripts/test-plan.mjs: these test files run in this one process.', ...lines, ''].join('\n'),
       );
-      groups.push({ file, members: chunk.map((m) => m.path) });
+      groups.push({ file, folder, members: chunk.map((m) => m.path) });
     }
   }
-  return { files: [...groups.map((g) => g.file), ...alone], groups, alone };
+  const files = [...groups.map((g) => g.file), ...alone];
+  /** The files for ava that run the tests of one folder of test/ (its groups and its files alone). */
+  const filesOf = (folder) => [
+    ...groups.filter((g) => g.folder === folder).map((g) => g.file),
+    ...alone.filter((f) => f.startsWith(`test/${folder}/`)),
+  ];
+  return { files, groups, alone, filesOf };
 }
