@@ -50,9 +50,12 @@ export interface GraphSnapshot {
   offering: Record<string, string[]>;
 }
 
-/** A snapshot held in memory, with its estimated heap. */
+/**
+ * A snapshot held in memory, with its estimated heap: read back from a store (held), or a loaded graph's (made from the
+ * graph while the graph cache, or a resolution under way, still holds it; undefined once the graph is collected).
+ */
 interface HeldSnapshot {
-  snapshot: GraphSnapshot;
+  snapshot(): GraphSnapshot | undefined;
   approxBytes: number;
 }
 
@@ -112,6 +115,24 @@ export function createResolutionRecords(deps: {
     maxWeight: deps.maxSnapshotBytes ?? 128 * 1024 * 1024,
     weightOf: (s) => s.approxBytes,
   });
+  /** Reads the stored snapshot of a graph version into the cache (Redis, else PostgreSQL's graph snapshots). */
+  const readStored = (orgId: string, version: number): Promise<GraphSnapshot | undefined> => {
+    const key = snapshotKey(orgId, version);
+    const p = (async (): Promise<HeldSnapshot> => {
+      const raw = await withRedis(() => deps.redis.get(key));
+      if (raw === null) {
+        const stored = await deps.graphSnapshots?.read({ organizationId: orgId, graphVersion: version });
+        if (!stored?.found) throw new Error('snapshot missing');
+        return snapshotOfParts(stored.columns.parts());
+      }
+      const text = (await gunz(Buffer.from(String(raw), 'base64'))).toString('utf8');
+      const snapshot = JSON.parse(text) as GraphSnapshot;
+      // Parsed JSON holds about twice its text in heap (objects, unshared strings).
+      return { snapshot: () => snapshot, approxBytes: 2 * text.length };
+    })();
+    snapshots.set(key, p);
+    return p.then((h) => h.snapshot()).catch(() => undefined);
+  };
   return {
     async save(id: string, record: ResolutionRecord): Promise<void> {
       await withRedis(() => deps.redis.set(recordKey(id), JSON.stringify(record), { EX: RECORD_TTL_S }));
@@ -129,27 +150,15 @@ export function createResolutionRecords(deps: {
       let p = written.get(key);
       if (!p) {
         p = (async () => {
-          const snapshotOf = (): GraphSnapshot => {
-            const offering: Record<string, string[]> = {};
-            for (const [slug, byProvider] of graph.servicesBySlug) offering[slug] = [...byProvider.keys()];
-            return { providers: graph.providers, offering };
-          };
-          let snapshot: GraphSnapshot | undefined;
           if (!(await graph.snapshotStored)) {
-            snapshot = snapshotOf();
-            const body = await gzipSnapshot(snapshot);
+            const body = await gzipSnapshot(snapshotOf(graph));
             await withRedis(() => deps.redis.set(key, body.toString('base64'), { EX: SNAPSHOT_TTL_S }));
           }
-          // Built when candidates first ask: a graph read from columns builds every provider then, not on a resolution.
-          snapshots.set(
-            key,
-            Promise.resolve({
-              get snapshot() {
-                return (snapshot ??= snapshotOf());
-              },
-              approxBytes: 16 * graph.providerCount,
-            }),
-          );
+          // The graph only weakly: held here it would outlive its version in the graph cache (a 100,000-provider graph
+          // is ~150 MB, and twenty versions were kept), and its snapshot is stored (PostgreSQL or Redis) to be read
+          // back once the graph is collected. Built when candidates ask: a graph read from columns builds every
+          // provider then, not on a resolution.
+          snapshots.set(key, Promise.resolve(weaklyHeld(new WeakRef(graph), 16 * graph.providerCount)));
         })();
         p.catch(() => written.delete(key));
         written.set(key, p);
@@ -164,24 +173,36 @@ export function createResolutionRecords(deps: {
     },
     /** Reads the snapshot of a graph version (cached in memory). */
     loadSnapshot(orgId: string, version: number): Promise<GraphSnapshot | undefined> {
-      const key = snapshotKey(orgId, version);
-      const cached = snapshots.get(key);
-      if (cached) return cached.then((h) => h.snapshot).catch(() => undefined);
-      const p = (async () => {
-        const raw = await withRedis(() => deps.redis.get(key));
-        if (raw === null) {
-          const stored = await deps.graphSnapshots?.read({ organizationId: orgId, graphVersion: version });
-          if (!stored?.found) throw new Error('snapshot missing');
-          return snapshotOfParts(stored.columns.parts());
-        }
-        const text = (await gunz(Buffer.from(String(raw), 'base64'))).toString('utf8');
-        // Parsed JSON holds about twice its text in heap (objects, unshared strings).
-        return { snapshot: JSON.parse(text) as GraphSnapshot, approxBytes: 2 * text.length };
-      })();
-      snapshots.set(key, p);
-      return p.then((h) => h.snapshot).catch(() => undefined);
+      const cached = snapshots.get(snapshotKey(orgId, version));
+      if (!cached) return readStored(orgId, version);
+      // A loaded graph's entry may have outlived its graph: then the stored snapshot is read.
+      return cached
+        .then((h) => h.snapshot())
+        .catch(() => undefined)
+        .then((snapshot) => snapshot ?? readStored(orgId, version));
     },
   };
+}
+
+/**
+ * The snapshot of a graph held weakly. A function of its own: a closure made where `graph` is in scope would keep the
+ * graph alive through its context.
+ */
+function weaklyHeld(graph: WeakRef<OrgGraph>, approxBytes: number): HeldSnapshot {
+  return {
+    snapshot: () => {
+      const g = graph.deref();
+      return g === undefined ? undefined : snapshotOf(g);
+    },
+    approxBytes,
+  };
+}
+
+/** What candidates need of a loaded graph: its providers, and who offers each slug. */
+function snapshotOf(graph: OrgGraph): GraphSnapshot {
+  const offering: Record<string, string[]> = {};
+  for (const [slug, byProvider] of graph.servicesBySlug) offering[slug] = [...byProvider.keys()];
+  return { providers: graph.providers, offering };
 }
 
 /** What candidates need of a graph's records: providers, and who offers each slug (their first service, by id). */
@@ -194,8 +215,9 @@ function snapshotOfParts(parts: GraphParts): HeldSnapshot {
   }
   const offering: Record<string, string[]> = {};
   for (const [slug, set] of bySlug) offering[slug] = [...set];
+  const snapshot = { providers: parts.providers, offering };
   // About the heap of a graph's providers (docs/configuration.md#memory).
-  return { snapshot: { providers: parts.providers, offering }, approxBytes: 1800 * parts.providers.length };
+  return { snapshot: () => snapshot, approxBytes: 1800 * parts.providers.length };
 }
 
 /** The store created by createResolutionRecords. */
