@@ -117,6 +117,16 @@ const restart = async (key: string) => {
 const heapUsed = async (url: string) =>
   Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(await benchMetrics(url))?.[1] ?? NaN);
 
+/** The service's memory apart from its RSS, as "heap used/total, external" (what a peak of RSS is made of). */
+const memoryOf = async (url: string) => {
+  const text = await benchMetrics(url);
+  const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
+  return (
+    `heap ${mb(metric('nodejs_heap_size_used_bytes'))}/${mb(metric('nodejs_heap_size_total_bytes'))}, ` +
+    `external ${mb(metric('nodejs_external_memory_bytes'))}`
+  );
+};
+
 /** Summed seconds per resolution phase so far (scheduling_resolution_phase_seconds_sum), as "graph 1.23 s, ...". */
 const phaseSums = async (url: string) =>
   [...(await benchMetrics(url)).matchAll(/^scheduling_resolution_phase_seconds_sum\{phase="([^"]+)"\} (\S+)/gm)]
@@ -130,6 +140,7 @@ async function firstResolution(
   body: () => Record<string, unknown>,
 ) {
   const rssBefore = rssOf(s.pid);
+  const memoryBefore = await memoryOf(s.url);
   const peak = sampleRss([s.pid]);
   // A load longer than the gateway's deadline answers 503 while it goes on, and the caller retries.
   const t0 = performance.now();
@@ -148,7 +159,8 @@ async function firstResolution(
   const pgCpuMs = processTreeCpuMs(stores.postgresPid) - pgCpu0;
   const rssPeak = peak.stop()[0]!;
   if (r.status !== 200) throw new Error(`first resolution: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-  return { ms, cpuMs, pgCpuMs, refused, rssBefore, rssPeak, phases: await phaseSums(s.url) };
+  const memoryAfter = await memoryOf(s.url);
+  return { ms, cpuMs, pgCpuMs, refused, rssBefore, rssPeak, memoryBefore, memoryAfter, phases: await phaseSums(s.url) };
 }
 
 /** Waits until the organization's current graph version has its snapshot stored (graph_snapshots). */
@@ -280,7 +292,7 @@ try {
       // latest stored snapshot); a made graph of the new version is stored after it, waited for before the next step.
       const fmt = (x: Awaited<ReturnType<typeof firstResolution>>) =>
         `${x.ms.toFixed(0)} ms wall (${(x.ms / rawMeanMs).toFixed(0)}x raw), CPU service ${x.cpuMs.toFixed(0)} ms, ` +
-        `PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, peak RSS ${mb(x.rssPeak)} (${mb(x.rssBefore)} before it)` +
+        `PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, peak RSS ${mb(x.rssPeak)} (${mb(x.rssBefore)} before it; ${x.memoryBefore} before, ${x.memoryAfter} after)` +
         `${x.refused ? `, ${x.refused} x 503` : ''}`;
       const edited = expectStatus(await api2.get('/api/v2/providers?limit=1'), 'a provider').body.data[0].id as string;
       let edits = 0;
