@@ -112,6 +112,28 @@ export async function listGraphsWithoutSnapshot(
   return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
 }
 
+/**
+ * Organizations whose graph has no stored snapshot at all, has moved to its current version since `movedSince` (a bulk
+ * import, a seeding) and holds at least `minProviders` providers (counted no further than that: a bounded index walk
+ * per organization that moved), at most `limit`, by id.
+ */
+export async function listLargeGraphsNeverStored(
+  db: Queryable,
+  opts: { movedSince: Date; minProviders: number; limit: number },
+): Promise<{ organizationId: string; graphVersion: number }[]> {
+  const r = await db.query<{ id: string; graph_version: string }>(
+    `SELECT o.id, o.graph_version FROM organizations o
+     WHERE o.id IN (SELECT v.organization_id FROM graph_versions v WHERE v.created_at >= $1)
+       AND EXISTS (SELECT 1 FROM graph_versions v
+                   WHERE v.organization_id = o.id AND v.graph_version = o.graph_version AND v.created_at >= $1)
+       AND NOT EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id)
+       AND (SELECT count(*) FROM (SELECT 1 FROM providers p WHERE p.organization_id = o.id LIMIT $2) x) >= $2
+     ORDER BY o.id LIMIT $3`,
+    [opts.movedSince, Math.max(1, Math.floor(opts.minProviders)), opts.limit],
+  );
+  return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
+}
+
 /** The latest version of an organization's graph at or below `atMost` that has a stored snapshot, or undefined. */
 export async function latestGraphSnapshotVersion(
   db: Queryable,

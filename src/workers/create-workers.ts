@@ -21,7 +21,7 @@ import { createGraphSnapshotBuilder } from './graph-snapshot-builder.js';
 export type CreateWorkersDeps = AttemptDeps &
   ActorTimerHandlerDeps &
   WaitlistOfferWorkerDeps &
-  Pick<ResolutionDeps, 'timers' | 'reviewQueue' | 'config' | 'outboundLookup'>;
+  Pick<ResolutionDeps, 'timers' | 'reviewQueue' | 'config' | 'outboundLookup' | 'orgGraphs'>;
 
 /**
  * Builds the background workers of this process: import jobs, durable timers, the manual-review recorder, the audit
@@ -50,7 +50,12 @@ export function createWorkers(
     createImportWorker({ db: deps.db, clock: deps.clock, log: opts.log }),
     createIdempotencyAnswerSweeper({ db: deps.db, clock: deps.clock }),
     createEventSweeper({ db: deps.db, clock: deps.clock }),
-    createGraphSnapshotBuilder({ db: deps.db, clock: deps.clock }),
+    createGraphSnapshotBuilder({
+      db: deps.db,
+      clock: deps.clock,
+      minProviders: deps.config.graphSnapshotMinProviders,
+      loadGraph: async (organizationId) => (await deps.orgGraphs(organizationId)).snapshotStored,
+    }),
     createReviewRecorder({ db: deps.db, queue: deps.reviewQueue, log: opts.log }),
     createTimerWorker({
       timers: deps.timers,

@@ -1,10 +1,11 @@
 import type { Database } from '../persistence/database.js';
-import { listGraphsWithoutSnapshot } from '../persistence/graph-snapshot-repository.js';
+import { listGraphsWithoutSnapshot, listLargeGraphsNeverStored } from '../persistence/graph-snapshot-repository.js';
 import { readGraphVersion } from '../persistence/organization-repository.js';
 import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
 import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
 import { readGraphColumns } from '../application/resolution/read-graph-columns.js';
 import { columnsFromChanges, latestChangesBase, maxChangedIds } from '../application/resolution/apply-graph-changes.js';
+import { DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS } from '../application/resolution/org-graph.js';
 import { createPollingWorker } from './polling-worker.js';
 import type { Worker } from './worker.js';
 
@@ -12,12 +13,29 @@ import type { Worker } from './worker.js';
 const BATCH = 50;
 
 /**
- * One step of the graph snapshot builder: among the organizations whose graph has had a stored snapshot but has none
- * of its current version, builds the snapshot of one whose version has not moved since the previous step (an import
- * or an edit in progress moves it: its graph is built once it has settled, not after each change). Returns the
- * organization built, if any. The state (versions seen at the previous step) is the step's own.
+ * How long after its last move a graph that never had a snapshot is looked at for its first: past an import job's
+ * transaction (its version's move is dated at the transaction's start) and a restart after it.
  */
-export function createGraphSnapshotBuildStep(deps: { db: Database; clock: () => Date }) {
+const FIRST_SNAPSHOT_WINDOW_MS = 10 * 60_000;
+
+/**
+ * One step of the graph snapshot builder: among the organizations whose graph has had a stored snapshot but has none
+ * of its current version, and those of `minProviders` or more providers that never had one and moved within the last
+ * ten minutes (a bulk import, a seeding), builds the snapshot of one whose version has not moved since the previous
+ * step (an import or an edit in progress moves it: its graph is built once it has settled, not after each change).
+ * Returns the organization built, if any. The state (versions seen at the previous step) is the step's own.
+ *
+ * A first snapshot is made by `loadGraph` when given (the process's graph cache: its load from the rows stores the
+ * snapshot, is shared with a resolution asking meanwhile, and leaves the graph warm), else read from the rows here.
+ */
+export function createGraphSnapshotBuildStep(deps: {
+  db: Database;
+  clock: () => Date;
+  /** Default DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS (GRAPH_SNAPSHOT_MIN_PROVIDERS). */
+  minProviders?: number;
+  /** Loads the organization's current graph and answers whether its snapshot was stored. */
+  loadGraph?: (organizationId: string) => Promise<boolean>;
+}) {
   const snapshots = createGraphSnapshots(deps);
   let seen = new Map<string, number>();
   /**
@@ -45,11 +63,25 @@ export function createGraphSnapshotBuildStep(deps: { db: Database; clock: () => 
   return async function buildStep(): Promise<string | undefined> {
     // The record of graph changes of every organization (those without snapshots too) is kept as long as snapshots.
     await pruneGraphChanges(deps.db, new Date(deps.clock().getTime() - GRAPH_SNAPSHOT_KEEP_MS));
-    const due = await listGraphsWithoutSnapshot(deps.db, BATCH);
+    const due: { organizationId: string; graphVersion: number; first?: boolean }[] = [
+      ...(await listGraphsWithoutSnapshot(deps.db, BATCH)),
+      ...(
+        await listLargeGraphsNeverStored(deps.db, {
+          movedSince: new Date(deps.clock().getTime() - FIRST_SNAPSHOT_WINDOW_MS),
+          minProviders: deps.minProviders ?? DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS,
+          limit: BATCH,
+        })
+      ).map((x) => ({ ...x, first: true })),
+    ];
     const next = new Map<string, number>();
     let built: string | undefined;
-    for (const { organizationId, graphVersion } of due) {
+    for (const { organizationId, graphVersion, first } of due) {
       if (built === undefined && seen.get(organizationId) === graphVersion) {
+        // Not stored by the load (its version moved meanwhile, the write failed): built here as any other.
+        if (first && deps.loadGraph && (await deps.loadGraph(organizationId).catch(() => false))) {
+          built = organizationId;
+          continue;
+        }
         const made = await fromLatestSnapshot(organizationId, graphVersion);
         const columns =
           made === null ? null : (made ?? (await readGraphColumns(deps.db, { organizationId, graphVersion })));
@@ -70,10 +102,13 @@ export function createGraphSnapshotBuildStep(deps: { db: Database; clock: () => 
 /**
  * Keeps large organizations' graph snapshots current (every `pollMs`, default 5 s): after their graph changes and
  * settles, the snapshot of the new version is built here, so that the first resolution on it in any process reads the
- * snapshot instead of every row. A graph gets its first snapshot from the process that first loads it from its rows
- * (org-graph.ts). Several processes may build the same version: the first one stored is kept.
+ * snapshot instead of every row; a large graph that never had one (a bulk import) gets its first here too, so that the
+ * first resolution after the import need not read every row (else from the process that first loads it from its rows,
+ * org-graph.ts). Several processes may build the same version: the first one stored is kept.
  */
-export function createGraphSnapshotBuilder(deps: { db: Database; clock: () => Date; pollMs?: number }): Worker {
+export function createGraphSnapshotBuilder(
+  deps: Parameters<typeof createGraphSnapshotBuildStep>[0] & { pollMs?: number },
+): Worker {
   const step = createGraphSnapshotBuildStep(deps);
   return createPollingWorker({
     pollMs: deps.pollMs ?? 5000,

@@ -9,7 +9,7 @@ import { readGraphVersion } from '../../src/persistence/organization-repository.
 import { createGraphSnapshotBuildStep } from '../../src/workers/graph-snapshot-builder.js';
 import { toProviderView } from '../../src/persistence/provider-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { providerWithService, variedOrganization } from '../helpers/graph-fixtures.js';
+import { newOrganization, providerWithService, variedOrganization } from '../helpers/graph-fixtures.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -209,13 +209,87 @@ test.serial(
       (await snapshotRows(large.id)).map((r) => r.graph_version),
       [large.version, settled],
     );
-    t.deepEqual(await snapshotRows(small.id), [], 'a graph that never had a snapshot is left to the resolving process');
+    t.deepEqual(
+      await snapshotRows(small.id),
+      [],
+      'a graph under GRAPH_SNAPSHOT_MIN_PROVIDERS that never had a snapshot is left to the resolving process',
+    );
     const g = await createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(large.id);
     t.is(g.source, 'snapshot');
     t.deepEqual(contentOf(g), contentOf(await loadOrgGraph(db, large.id, settled, Date.now())));
     t.true(
       g.columns!.buffer().equals(await readGraphColumns(db, { organizationId: large.id, graphVersion: settled })),
       'built from the earlier snapshot and the changes: the columns of every row read',
+    );
+  },
+);
+
+test.serial(
+  'a large graph that never had a snapshot gets its first from the builder once its last move settled: loaded by the graph cache, or read here without one',
+  async (t) => {
+    const db = svc.service.deps.db;
+    // Three providers each: "large" against a minimum of 3; one with a single provider stays under it.
+    const imported = await variedOrganization(svc, 'first');
+    const alone = await variedOrganization(svc, 'first');
+    const small = await newOrganization(svc, `first-small-${Date.now()}`);
+    await providerWithService(small, { externalId: 'only' });
+    const snapshots = createGraphSnapshots({ db, clock: () => new Date() });
+    const cache = createOrgGraphCache({ db, clock: () => new Date(), snapshots, snapshotMinProviders: 3 });
+    const loaded: string[] = [];
+    const loadGraph = async (id: string) => {
+      loaded.push(id);
+      return (await cache(id)).snapshotStored;
+    };
+    const steps = (clock: () => Date, withCache: boolean) => {
+      const step = createGraphSnapshotBuildStep({
+        db,
+        clock,
+        minProviders: 3,
+        ...(withCache ? { loadGraph } : {}),
+      });
+      return async () => {
+        const built: string[] = [];
+        for (let org = await step(); org !== undefined; org = await step()) built.push(org);
+        return built;
+      };
+    };
+    const mine = (built: string[]) => built.filter((id) => [imported.id, alone.id, small.org.id].includes(id));
+
+    // Ten minutes after their last moves, graphs that never had a snapshot are no longer looked at.
+    const late = steps(() => new Date(Date.now() + 11 * 60_000), true);
+    await late();
+    t.deepEqual(mine(await late()), [], 'moved more than ten minutes ago: left to the resolving process');
+
+    const builder = steps(() => new Date(), true);
+    t.deepEqual(mine(await builder()), [], 'first seen: not yet settled');
+    t.deepEqual(mine(await builder()).sort(), [imported.id, alone.id].sort(), 'settled over a step: built');
+    t.true(loaded.includes(imported.id), 'through the graph cache');
+    t.is(
+      (await cache(imported.id)).source,
+      'rows',
+      'the cache holds the graph it loaded: warm for the first resolution',
+    );
+    t.deepEqual(await snapshotRows(small.org.id), [], 'a graph under the minimum gets none');
+    for (const o of [imported, alone]) {
+      t.deepEqual(
+        (await snapshotRows(o.id)).map((r) => r.graph_version),
+        [o.version],
+      );
+      const g = await createOrgGraphCache({ db, clock: () => new Date(), snapshots })(o.id);
+      t.is(g.source, 'snapshot', 'a new process reads the first snapshot');
+      t.true(g.columns!.buffer().equals(await readGraphColumns(db, { organizationId: o.id, graphVersion: o.version })));
+    }
+    t.deepEqual(mine(await builder()), [], 'stored: not built again');
+
+    // Without the graph cache (a builder of its own), the rows are read here.
+    const other = await variedOrganization(svc, 'first');
+    const own = steps(() => new Date(), false);
+    t.false((await own()).includes(other.id), 'first seen: not yet settled');
+    t.true((await own()).includes(other.id), 'settled over a step: built');
+    t.false(loaded.includes(other.id));
+    t.deepEqual(
+      (await snapshotRows(other.id)).map((r) => r.graph_version),
+      [other.version],
     );
   },
 );
