@@ -79,10 +79,13 @@ export async function seedBySql(o: {
           chunk.map((c) => JSON.stringify({ ...cal.doc, timezone: c.g.timezone, days: c.g.days })),
         ],
       );
+      // In the chunk's transaction, as every writer of the graph does: a graph loaded between two chunks (the snapshot
+      // builder's first snapshot, a resolution) is then of a version of its own, and later versions are made from it
+      // and the chunks written since (graph_changes), not from rows committed under the version it was labelled with.
+      await db.query('UPDATE organizations SET graph_version = graph_version + 1 WHERE id = $1', [o.organizationId]);
       await db.query('COMMIT');
       chunk.forEach((c, k) => out.set(c.g.externalId, { providerId: c.providerId, serviceId: serviceIds[k]! }));
     }
-    await db.query('UPDATE organizations SET graph_version = graph_version + 1 WHERE id = $1', [o.organizationId]);
     return out;
   } catch (err) {
     await db.query('ROLLBACK').catch(() => undefined);
