@@ -113,13 +113,13 @@ export async function listGraphsWithoutSnapshot(
 }
 
 /**
- * Organizations whose graph has no stored snapshot at all, has moved to its current version since `movedSince` (a bulk
- * import, a seeding) and holds at least `minProviders` providers (counted no further than that: a bounded index walk
- * per organization that moved), at most `limit`, by id.
+ * Organizations whose graph has no stored snapshot at all and moved to its current version since `movedSince` (a bulk
+ * import, a seeding), leaving out those given in `except` at the version given there (found too small at it), at most
+ * `limit`, by id.
  */
-export async function listLargeGraphsNeverStored(
+export async function listGraphsNeverStored(
   db: Queryable,
-  opts: { movedSince: Date; minProviders: number; limit: number },
+  opts: { movedSince: Date; except: ReadonlyMap<string, number>; limit: number },
 ): Promise<{ organizationId: string; graphVersion: number }[]> {
   const r = await db.query<{ id: string; graph_version: string }>(
     `SELECT o.id, o.graph_version FROM organizations o
@@ -127,11 +127,20 @@ export async function listLargeGraphsNeverStored(
        AND EXISTS (SELECT 1 FROM graph_versions v
                    WHERE v.organization_id = o.id AND v.graph_version = o.graph_version AND v.created_at >= $1)
        AND NOT EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id)
-       AND (SELECT count(*) FROM (SELECT 1 FROM providers p WHERE p.organization_id = o.id LIMIT $2) x) >= $2
-     ORDER BY o.id LIMIT $3`,
-    [opts.movedSince, Math.max(1, Math.floor(opts.minProviders)), opts.limit],
+       AND (o.id, o.graph_version) NOT IN (SELECT * FROM unnest($2::text[], $3::bigint[]))
+     ORDER BY o.id LIMIT $4`,
+    [opts.movedSince, [...opts.except.keys()], [...opts.except.values()], opts.limit],
   );
   return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
+}
+
+/** Whether an organization has at least `n` providers (counted no further: a bounded walk of its index). */
+export async function hasAtLeastProviders(db: Queryable, organizationId: string, n: number): Promise<boolean> {
+  const r = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM (SELECT 1 FROM providers WHERE organization_id = $1 LIMIT $2) x',
+    [organizationId, Math.max(0, Math.floor(n))],
+  );
+  return (r.rows[0]?.n ?? 0) >= n;
 }
 
 /** The latest version of an organization's graph at or below `atMost` that has a stored snapshot, or undefined. */

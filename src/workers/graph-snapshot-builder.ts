@@ -1,5 +1,9 @@
 import type { Database } from '../persistence/database.js';
-import { listGraphsWithoutSnapshot, listLargeGraphsNeverStored } from '../persistence/graph-snapshot-repository.js';
+import {
+  hasAtLeastProviders,
+  listGraphsNeverStored,
+  listGraphsWithoutSnapshot,
+} from '../persistence/graph-snapshot-repository.js';
 import { readGraphVersion } from '../persistence/organization-repository.js';
 import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
 import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
@@ -60,18 +64,31 @@ export function createGraphSnapshotBuildStep(deps: {
     if (made === undefined || made.status === 'missing' || made.status === 'too_large') return undefined;
     return made.graphVersion === graphVersion && made.status === 'made' ? made.view.buffer() : null;
   };
+  const minProviders = deps.minProviders ?? DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS;
+  /** Graphs found under minProviders, at the version they were counted at (counted again once they move). */
+  let small = new Map<string, number>();
+  /** Graphs that moved within the window and never had a snapshot, of minProviders or more providers. */
+  const largeNeverStored = async () => {
+    const moved = await listGraphsNeverStored(deps.db, {
+      movedSince: new Date(deps.clock().getTime() - FIRST_SNAPSHOT_WINDOW_MS),
+      except: small,
+      limit: BATCH,
+    });
+    const large: typeof moved = [];
+    for (const x of moved) {
+      if (await hasAtLeastProviders(deps.db, x.organizationId, minProviders)) large.push(x);
+      else small.set(x.organizationId, x.graphVersion);
+    }
+    // Kept for as long as the window looks back (a bound on the map: the organizations that moved in ten minutes).
+    if (small.size > 10 * BATCH) small = new Map([...small].slice(-5 * BATCH));
+    return large;
+  };
   return async function buildStep(): Promise<string | undefined> {
     // The record of graph changes of every organization (those without snapshots too) is kept as long as snapshots.
     await pruneGraphChanges(deps.db, new Date(deps.clock().getTime() - GRAPH_SNAPSHOT_KEEP_MS));
     const due: { organizationId: string; graphVersion: number; first?: boolean }[] = [
       ...(await listGraphsWithoutSnapshot(deps.db, BATCH)),
-      ...(
-        await listLargeGraphsNeverStored(deps.db, {
-          movedSince: new Date(deps.clock().getTime() - FIRST_SNAPSHOT_WINDOW_MS),
-          minProviders: deps.minProviders ?? DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS,
-          limit: BATCH,
-        })
-      ).map((x) => ({ ...x, first: true })),
+      ...(await largeNeverStored()).map((x) => ({ ...x, first: true })),
     ];
     const next = new Map<string, number>();
     let built: string | undefined;

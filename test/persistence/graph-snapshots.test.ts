@@ -280,6 +280,11 @@ test.serial(
       t.true(g.columns!.buffer().equals(await readGraphColumns(db, { organizationId: o.id, graphVersion: o.version })));
     }
     t.deepEqual(mine(await builder()), [], 'stored: not built again');
+    // Found too small at its version; counted again once it moved.
+    await providerWithService(small, { externalId: 'second' });
+    await providerWithService(small, { externalId: 'third' });
+    t.deepEqual(mine(await builder()), [], 'grown to the minimum: first seen at its new version');
+    t.deepEqual(mine(await builder()), [small.org.id], 'settled: built');
 
     // Without the graph cache (a builder of its own), the rows are read here.
     const other = await variedOrganization(svc, 'first');
