@@ -19,7 +19,9 @@ import { bearer } from '../helpers/typed-calls.js';
 // count at the gateway only.
 let svc: TestService;
 test.before(async () => {
-  svc = await startTestService({ env: { MAX_IN_FLIGHT_CALLS: '2', ADMISSION_MAX_WAIT_MS: '400' } });
+  // A wait budget long enough for the test to see a call waiting (it polls /metrics) on a loaded machine: at 400 ms the
+  // queued call was once shed (load 12) before the poll read it waiting.
+  svc = await startTestService({ env: { MAX_IN_FLIGHT_CALLS: '2', ADMISSION_MAX_WAIT_MS: '2000' } });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -56,6 +58,8 @@ function holdCall(session: ClientHttp2Session): {
   });
   stream.resume();
   const status = grpcStatusOf(stream);
+  // A test that failed before finishing the call closes the session under it: that must not crash the process.
+  status.catch(() => undefined);
   // One length-prefixed empty message: a ListOrganizations request with no field set.
   return { stream, status, finish: () => stream.end(Buffer.from([0, 0, 0, 0, 0])) };
 }
@@ -113,7 +117,7 @@ test('beyond its limit a call waits its turn; past the wait budget it is answere
     await untilMetric('scheduling_admission_in_flight{gate="grpc"}', 2);
     const started = Date.now();
     const shed = await listOrganizations(orgs);
-    t.true(Date.now() - started >= 350, 'it waited its budget');
+    t.true(Date.now() - started >= 1950, 'it waited its budget');
     t.false(answered);
     t.is(shed?.code, status.UNAVAILABLE);
     t.is(errorCodeOfTrailers(shed?.metadata), 'SERVICE_UNAVAILABLE');
@@ -160,6 +164,6 @@ test('beyond its limit a call waits its turn; past the wait budget it is answere
     t.is(await listOrganizations(orgs), null);
   } finally {
     orgs.close();
-    session.close();
+    session.destroy();
   }
 });
