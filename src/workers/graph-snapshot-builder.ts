@@ -79,7 +79,7 @@ export function createGraphSnapshotBuildStep(deps: {
       if (await hasAtLeastProviders(deps.db, x.organizationId, minProviders)) large.push(x);
       else small.set(x.organizationId, x.graphVersion);
     }
-    // Kept for as long as the window looks back (a bound on the map: the organizations that moved in ten minutes).
+    // Bounded: past 500 the earliest found go (one let go is only counted again, once).
     if (small.size > 10 * BATCH) small = new Map([...small].slice(-5 * BATCH));
     return large;
   };
