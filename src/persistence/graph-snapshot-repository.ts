@@ -134,6 +134,32 @@ export async function listGraphsNeverStored(
   return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
 }
 
+/** Prefix of the advisory-lock key of an organization's first snapshot build (hashed with its id). */
+const FIRST_BUILD_LOCK = 'graph_first_snapshot:';
+
+/**
+ * Runs `fn` under the organization's first-build lease, or answers undefined at once when another process holds it: a
+ * transaction-scoped advisory lock taken without waiting (safe behind a transaction pooler), held while `fn` runs (its
+ * own statements use other connections), under a job's bound of `boundMs` instead of a call's. Not the lock of
+ * writeGraphSnapshot: `fn` stores the snapshot under that one.
+ */
+export async function withFirstBuildLease<T>(
+  db: Database,
+  organizationId: string,
+  boundMs: number,
+  fn: () => Promise<T>,
+): Promise<T | undefined> {
+  return db.transaction(
+    async (tx) => {
+      const r = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS got', [
+        FIRST_BUILD_LOCK + organizationId,
+      ]);
+      return r.rows[0]?.got ? fn() : undefined;
+    },
+    { boundMs },
+  );
+}
+
 /** Whether an organization has at least `n` providers (counted no further: a bounded walk of its index). */
 export async function hasAtLeastProviders(db: Queryable, organizationId: string, n: number): Promise<boolean> {
   const r = await db.query<{ n: number }>(

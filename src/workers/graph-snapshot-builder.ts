@@ -3,6 +3,7 @@ import {
   hasAtLeastProviders,
   listGraphsNeverStored,
   listGraphsWithoutSnapshot,
+  withFirstBuildLease,
 } from '../persistence/graph-snapshot-repository.js';
 import { readGraphVersion } from '../persistence/organization-repository.js';
 import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
@@ -21,6 +22,9 @@ const BATCH = 50;
  * transaction (its version's move is dated at the transaction's start) and a restart after it.
  */
 const FIRST_SNAPSHOT_WINDOW_MS = 10 * 60_000;
+
+/** Longest a first snapshot's build holds its lease (a million providers' rows take a minute or two to load). */
+const FIRST_BUILD_BOUND_MS = 300_000;
 
 /**
  * One step of the graph snapshot builder: among the organizations whose graph has had a stored snapshot but has none
@@ -83,6 +87,31 @@ export function createGraphSnapshotBuildStep(deps: {
     if (small.size > 10 * BATCH) small = new Map([...small].slice(-5 * BATCH));
     return large;
   };
+  /**
+   * Builds and stores the snapshot of `graphVersion`: from the latest stored snapshot and the changes since, else from
+   * the rows. False when the version moved meanwhile (the rows may be of a later one: the next steps take it up again).
+   */
+  const build = async (organizationId: string, graphVersion: number): Promise<boolean> => {
+    const made = await fromLatestSnapshot(organizationId, graphVersion);
+    const columns =
+      made === null ? null : (made ?? (await readGraphColumns(deps.db, { organizationId, graphVersion })));
+    if (columns === null || (await readGraphVersion(deps.db, organizationId)) !== graphVersion) return false;
+    await snapshots.write({ organizationId, graphVersion }, columns);
+    return true;
+  };
+  /**
+   * A first snapshot, under the organization's first-build lease: by `loadGraph` (else, or when the load did not store
+   * it, by `build`); false, nothing read, while another process holds the lease (its builder is loading the same rows).
+   */
+  const buildFirst = async (organizationId: string, graphVersion: number): Promise<boolean> =>
+    (await withFirstBuildLease(
+      deps.db,
+      organizationId,
+      FIRST_BUILD_BOUND_MS,
+      async () =>
+        (deps.loadGraph !== undefined && (await deps.loadGraph(organizationId).catch(() => false))) ||
+        build(organizationId, graphVersion),
+    )) === true;
   return async function buildStep(): Promise<string | undefined> {
     // The record of graph changes of every organization (those without snapshots too) is kept as long as snapshots.
     await pruneGraphChanges(deps.db, new Date(deps.clock().getTime() - GRAPH_SNAPSHOT_KEEP_MS));
@@ -93,23 +122,9 @@ export function createGraphSnapshotBuildStep(deps: {
     const next = new Map<string, number>();
     let built: string | undefined;
     for (const { organizationId, graphVersion, first } of due) {
-      if (built === undefined && seen.get(organizationId) === graphVersion) {
-        // Not stored by the load (its version moved meanwhile, the write failed): built here as any other.
-        if (first && deps.loadGraph && (await deps.loadGraph(organizationId).catch(() => false))) {
-          built = organizationId;
-          continue;
-        }
-        const made = await fromLatestSnapshot(organizationId, graphVersion);
-        const columns =
-          made === null ? null : (made ?? (await readGraphColumns(deps.db, { organizationId, graphVersion })));
-        // Moved during the read: the rows may be of a later version; the next steps take it up again.
-        if (columns !== null && (await readGraphVersion(deps.db, organizationId)) === graphVersion) {
-          await snapshots.write({ organizationId, graphVersion }, columns);
-          built = organizationId;
-          continue;
-        }
-      }
-      next.set(organizationId, graphVersion);
+      const settled = built === undefined && seen.get(organizationId) === graphVersion;
+      if (settled && (await (first ? buildFirst : build)(organizationId, graphVersion))) built = organizationId;
+      else next.set(organizationId, graphVersion);
     }
     seen = next;
     return built;
@@ -121,7 +136,8 @@ export function createGraphSnapshotBuildStep(deps: {
  * settles, the snapshot of the new version is built here, so that the first resolution on it in any process reads the
  * snapshot instead of every row; a large graph that never had one (a bulk import) gets its first here too, so that the
  * first resolution after the import need not read every row (else from the process that first loads it from its rows,
- * org-graph.ts). Several processes may build the same version: the first one stored is kept.
+ * org-graph.ts). Several processes may build the same version: the first one stored is kept (a first snapshot is built
+by one process at a time, under a lease).
  */
 export function createGraphSnapshotBuilder(
   deps: Parameters<typeof createGraphSnapshotBuildStep>[0] & { pollMs?: number },

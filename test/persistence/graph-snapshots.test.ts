@@ -299,6 +299,68 @@ test.serial(
   },
 );
 
+test.serial(
+  "two processes' builders give a graph its first snapshot once: the second finds the lease taken and reads nothing",
+  async (t) => {
+    const db = svc.service.deps.db;
+    const clock = () => new Date();
+    const snapshots = createGraphSnapshots({ db, clock });
+    /** A process's builder step with its own graph cache, whose loads wait for `gate`. */
+    const processBuilder = (gate: Promise<void>) => {
+      const cache = createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 3 });
+      const loaded: string[] = [];
+      const step = createGraphSnapshotBuildStep({
+        db,
+        clock,
+        minProviders: 3,
+        loadGraph: async (id) => {
+          loaded.push(id);
+          await gate;
+          return (await cache(id)).snapshotStored;
+        },
+      });
+      return { step, loaded };
+    };
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const a = processBuilder(gate);
+    const b = processBuilder(gate);
+    // Every other graph of the file built first (one per step), so that the next builds are this organization's.
+    const drain = processBuilder(Promise.resolve());
+    await drain.step();
+    while ((await drain.step()) !== undefined);
+    const o = await variedOrganization(svc, 'lease');
+    t.is(await a.step(), undefined, 'first seen by the first process');
+    t.is(await b.step(), undefined, 'first seen by the second process');
+    const both = [a.step(), b.step()];
+    const deadline = Date.now() + 10_000;
+    while (a.loaded.length + b.loaded.length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    // One holds the lease and waits at the gate; the other's step ends without reading anything.
+    const loser = await Promise.race([
+      ...both.map((p, i) => p.then(() => i)),
+      new Promise<number>((r) => setTimeout(() => r(-1), 10_000)),
+    ]);
+    if (loser === -1) {
+      open();
+      await Promise.all(both);
+      t.fail(`both processes loaded the graph (${[...a.loaded, ...b.loaded].join(', ')}): no lease`);
+      return;
+    }
+    t.deepEqual([...a.loaded, ...b.loaded], [o.id], 'one process loads the graph');
+    t.deepEqual((loser === 0 ? a : b).loaded, [], 'the other found the lease taken');
+    open();
+    const built = await Promise.all(both);
+    t.deepEqual(built[loser], undefined);
+    t.deepEqual(built[1 - loser], o.id);
+    t.deepEqual(
+      (await snapshotRows(o.id)).map((r) => r.graph_version),
+      [o.version],
+    );
+    t.is(await (loser === 0 ? a : b).step(), undefined, 'stored: the other process has nothing left to build');
+  },
+);
+
 test('two writers of one version: the second waits for the build lease and finds it stored (built once)', async (t) => {
   const { id, version } = await variedOrganization(svc, 'snap');
   const db = svc.service.deps.db;
