@@ -1,10 +1,9 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { collectedAfterGc } from '../helpers/collected-after-gc.js';
 
 const clock = createTestClock('2026-03-02T12:00:00Z');
 let svc: TestService;
@@ -15,17 +14,6 @@ test.before(async () => {
 test.after.always(async () => {
   await svc?.stop();
 });
-
-/** Full collections until `ref` is cleared (a few: one may finish a marking begun before the last reference went). */
-async function collected(ref: WeakRef<object>): Promise<boolean> {
-  setFlagsFromString('--expose_gc');
-  const gc = runInNewContext('gc') as () => void;
-  for (let i = 0; i < 5 && ref.deref() !== undefined; i++) {
-    await new Promise((r) => setImmediate(r));
-    gc();
-  }
-  return ref.deref() === undefined;
-}
 
 test('a graph version a resolution was made on is let go once the graph moves on; its candidates are read back from the stored snapshot', async (t) => {
   const o = await newOrganization(svc, `released-${randomUUID().slice(0, 8)}`);
@@ -50,7 +38,7 @@ test('a graph version a resolution was made on is let go once the graph moves on
 
   // The resolution records' cache of snapshots for candidates kept every version a resolution used (twenty a process,
   // each a whole graph: ~150 MB at 100,000 providers) through a closure over the graph.
-  t.true(await collected(old), 'nothing in the service holds the earlier version');
+  t.true(await collectedAfterGc(old), 'nothing in the service holds the earlier version');
   const cands = await o.api.get(`/api/v2/resolutions/${first.body.resolutionId}/candidates`);
   t.is(cands.status, 200, JSON.stringify(cands.body));
   t.deepEqual(
