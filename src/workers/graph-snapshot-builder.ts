@@ -137,7 +137,7 @@ export function createGraphSnapshotBuildStep(deps: {
  * snapshot instead of every row; a large graph that never had one (a bulk import) gets its first here too, so that the
  * first resolution after the import need not read every row (else from the process that first loads it from its rows,
  * org-graph.ts). Several processes may build the same version: the first one stored is kept (a first snapshot is built
-by one process at a time, under a lease).
+ * by one process at a time, under a lease).
  */
 export function createGraphSnapshotBuilder(
   deps: Parameters<typeof createGraphSnapshotBuildStep>[0] & { pollMs?: number },
