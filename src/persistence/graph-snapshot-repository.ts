@@ -123,9 +123,8 @@ export async function listGraphsNeverStored(
 ): Promise<{ organizationId: string; graphVersion: number }[]> {
   const r = await db.query<{ id: string; graph_version: string }>(
     `SELECT o.id, o.graph_version FROM organizations o
-     WHERE o.id IN (SELECT v.organization_id FROM graph_versions v WHERE v.created_at >= $1)
-       AND EXISTS (SELECT 1 FROM graph_versions v
-                   WHERE v.organization_id = o.id AND v.graph_version = o.graph_version AND v.created_at >= $1)
+     WHERE (o.id, o.graph_version) IN
+             (SELECT v.organization_id, v.graph_version FROM graph_versions v WHERE v.created_at >= $1)
        AND NOT EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id)
        AND (o.id, o.graph_version) NOT IN (SELECT * FROM unnest($2::text[], $3::bigint[]))
      ORDER BY o.id LIMIT $4`,
