@@ -79,7 +79,7 @@ try {
       const t0 = performance.now();
       const cpu0 = ownCpuMs();
       const pg0 = processTreeCpuMs(stores.postgresPid);
-      const columns = await readGraphColumns(db, key);
+      const { columns } = await readGraphColumns(db, organizationId);
       const readMs = performance.now() - t0;
       const readCpu = ownCpuMs() - cpu0;
       const pgCpu = processTreeCpuMs(stores.postgresPid) - pg0;

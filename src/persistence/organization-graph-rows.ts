@@ -161,17 +161,23 @@ const SNAPSHOT_ID = /^[0-9A-F]+-[0-9A-F]+-[0-9]+$/;
  * the last is handed over, so PostgreSQL reads and sends while Node.js parses and writes; the sink still gets
  * every provider batch, then every service batch, then every schedule batch, and at most two batches per table are
  * held at a time. When the pool has not two connections to spare, or another load of the pool reads side by side, the
- * services and schedules are read after the providers on the first connection.
+ * services and schedules are read after the providers on the first connection. Answers the organization's
+ * `graph_version` in that snapshot: the version the rows are of.
  */
 export async function readOrganizationGraphRows(
   db: Database,
   organizationId: string,
   batchSize: number,
   sink: GraphRowSink,
-): Promise<void> {
-  await readOneSnapshot(db, async (tx) => {
+): Promise<number> {
+  return readOneSnapshot(db, async (tx) => {
     await tx.query(`${GRAPH_ROW_SETTINGS}; ${GRAPH_LOAD_IDLE}`);
-    const snapshot = String((await tx.query('SELECT pg_export_snapshot() AS s')).rows[0]?.s);
+    const exported = await tx.query<{ s: string; v: string | null }>(
+      'SELECT pg_export_snapshot() AS s, (SELECT graph_version FROM organizations WHERE id = $1) AS v',
+      [organizationId],
+    );
+    const snapshot = String(exported.rows[0]?.s);
+    const graphVersion = Number(exported.rows[0]?.v ?? 0);
     if (!SNAPSHOT_ID.test(snapshot)) throw new Error(`graph rows: unexpected snapshot id ${snapshot}`);
     /** Runs `fn` in a transaction of its own connection that reads the snapshot of `tx`. */
     const onSnapshot = (fn: (other: Queryable) => Promise<void>) =>
@@ -235,5 +241,6 @@ export async function readOrganizationGraphRows(
     const settled = await Promise.allSettled([providers, services, schedules]);
     if (sideBySide) sideBySideLoads.delete(db.pool);
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
+    return graphVersion;
   });
 }

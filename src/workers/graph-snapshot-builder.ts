@@ -5,7 +5,6 @@ import {
   listGraphsWithoutSnapshot,
   withFirstBuildLease,
 } from '../persistence/graph-snapshot-repository.js';
-import { readGraphVersion } from '../persistence/organization-repository.js';
 import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
 import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
 import { readGraphColumns } from '../application/resolution/read-graph-columns.js';
@@ -23,6 +22,13 @@ const BATCH = 50;
  */
 const FIRST_SNAPSHOT_WINDOW_MS = 10 * 60_000;
 
+/**
+ * Longest a due graph waits for its version to settle: one still moving then is built all the same (at the version its
+ * read sees). At an import's pace (hundreds of providers a second) ~10,000 changes at most then lie between the latest
+ * snapshot and the current version.
+ */
+export const MOVING_BUILD_MS = 30_000;
+
 /** Longest a first snapshot's build holds its lease (a million providers' rows take a minute or two to load). */
 const FIRST_BUILD_BOUND_MS = 300_000;
 
@@ -30,7 +36,8 @@ const FIRST_BUILD_BOUND_MS = 300_000;
  * One step of the graph snapshot builder: among the organizations whose graph has had a stored snapshot but has none
  * of its current version, and those of `minProviders` or more providers that never had one and moved within the last
  * ten minutes (a bulk import, a seeding), builds the snapshot of one whose version has not moved since the previous
- * step (an import or an edit in progress moves it: its graph is built once it has settled, not after each change).
+ * step (an import or an edit in progress moves it: its graph is built once it has settled, not after each change), or
+ * that has been due for MOVING_BUILD_MS (one that keeps moving).
  * Returns the organization built, if any. The state (versions seen at the previous step) is the step's own.
  *
  * A first snapshot is made by `loadGraph` when given (the process's graph cache: its load from the rows stores the
@@ -45,15 +52,17 @@ export function createGraphSnapshotBuildStep(deps: {
   loadGraph?: (organizationId: string) => Promise<boolean>;
 }) {
   const snapshots = createGraphSnapshots(deps);
-  let seen = new Map<string, number>();
+  /** Graphs due at the previous step: the version seen, and since when each has been due without being built. */
+  let seen = new Map<string, { graphVersion: number; dueSince: number }>();
   /**
-   * The columns of `graphVersion` made from the organization's latest stored snapshot and the rows changed since, or
-   * undefined (no record of the changes, or too many: the rows are read), or null when the version moved since.
+   * The columns of the organization's current version made from its latest stored snapshot before `graphVersion` and
+   * the rows changed since (labelled with the version the changes were read at), 'current' when that snapshot is of
+   * the current version already, or undefined (no record of the changes, or too many: the rows are read).
    */
   const fromLatestSnapshot = async (
     organizationId: string,
     graphVersion: number,
-  ): Promise<Buffer | null | undefined> => {
+  ): Promise<{ graphVersion: number; columns: Buffer } | 'current' | undefined> => {
     // Let go once copied, before the new columns are gzipped and stored (columnsFromChanges).
     const latest = await latestChangesBase(snapshots, organizationId, graphVersion);
     if (latest === undefined) return undefined;
@@ -65,8 +74,8 @@ export function createGraphSnapshotBuildStep(deps: {
       baseVersion,
       maxChangedIds(base.columns!.counts.providers),
     ).catch(() => undefined);
-    if (made === undefined || made.status === 'missing' || made.status === 'too_large') return undefined;
-    return made.graphVersion === graphVersion && made.status === 'made' ? made.view.buffer() : null;
+    if (made?.status === 'current') return 'current';
+    return made?.status === 'made' ? { graphVersion: made.graphVersion, columns: made.view.buffer() } : undefined;
   };
   const minProviders = deps.minProviders ?? DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS;
   /** Graphs found under minProviders, at the version they were counted at (counted again once they move). */
@@ -88,15 +97,15 @@ export function createGraphSnapshotBuildStep(deps: {
     return large;
   };
   /**
-   * Builds and stores the snapshot of `graphVersion`: from the latest stored snapshot and the changes since, else from
-   * the rows. False when the version moved meanwhile (the rows may be of a later one: the next steps take it up again).
+   * Builds and stores the snapshot of the organization's current version (`graphVersion` when listed, or a later one
+   * when it moved since): from the latest stored snapshot and the changes since, else from the rows; each read in one
+   * snapshot of the database and labelled with the version it saw. False when nothing was stored.
    */
   const build = async (organizationId: string, graphVersion: number): Promise<boolean> => {
     const made = await fromLatestSnapshot(organizationId, graphVersion);
-    const columns =
-      made === null ? null : (made ?? (await readGraphColumns(deps.db, { organizationId, graphVersion })));
-    if (columns === null || (await readGraphVersion(deps.db, organizationId)) !== graphVersion) return false;
-    await snapshots.write({ organizationId, graphVersion }, columns);
+    if (made === 'current') return false;
+    const { graphVersion: version, columns } = made ?? (await readGraphColumns(deps.db, organizationId));
+    await snapshots.write({ organizationId, graphVersion: version }, columns);
     return true;
   };
   /**
@@ -119,12 +128,18 @@ export function createGraphSnapshotBuildStep(deps: {
       ...(await listGraphsWithoutSnapshot(deps.db, BATCH)),
       ...(await largeNeverStored()).map((x) => ({ ...x, first: true })),
     ];
-    const next = new Map<string, number>();
+    const now = deps.clock().getTime();
+    const next = new Map<string, { graphVersion: number; dueSince: number }>();
     let built: string | undefined;
     for (const { organizationId, graphVersion, first } of due) {
-      const settled = built === undefined && seen.get(organizationId) === graphVersion;
-      if (settled && (await (first ? buildFirst : build)(organizationId, graphVersion))) built = organizationId;
-      else next.set(organizationId, graphVersion);
+      const before = seen.get(organizationId);
+      const dueSince = before?.dueSince ?? now;
+      // Settled over a step, or moving for MOVING_BUILD_MS: a graph that keeps changing (an import, a steady flow of
+      // edits) still gets a snapshot that often, so the changes a new process applies to its latest stay few.
+      const ready = before?.graphVersion === graphVersion || now - dueSince >= MOVING_BUILD_MS;
+      if (built === undefined && ready && (await (first ? buildFirst : build)(organizationId, graphVersion)))
+        built = organizationId;
+      else next.set(organizationId, { graphVersion, dueSince });
     }
     seen = next;
     return built;

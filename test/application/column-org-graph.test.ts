@@ -91,7 +91,9 @@ test('a graph indexed from its columns (encoded from records, or read straight f
     );
   await providerWithService(o, { externalId: 'other-slug' }, { title: 'Group Session' });
   const db = svc.service.deps.db;
-  const key = { organizationId: id, graphVersion: version };
+  const { graphVersion, columns: rowColumns } = await readGraphColumns(db, id);
+  t.true(graphVersion > version, 'labelled with the version of the rows read (moved by the providers added)');
+  const key = { organizationId: id, graphVersion };
   const records = assembleOrgGraph(id, key.graphVersion, await readGraphParts(db, id), 0);
   const origin = { source: 'snapshot' as const, snapshotStored: Promise.resolve(true) };
   const encoded = assembleColumnGraph(
@@ -101,7 +103,6 @@ test('a graph indexed from its columns (encoded from records, or read straight f
     0,
     origin,
   );
-  const rowColumns = await readGraphColumns(db, key);
   const decoded = decodeGraphColumns(rowColumns, key);
   const parts = await readGraphParts(db, id);
   t.deepEqual(

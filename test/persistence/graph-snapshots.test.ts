@@ -6,7 +6,7 @@ import { createGraphSnapshots } from '../../src/application/resolution/graph-sna
 import { encodeGraphColumns } from '../../src/application/resolution/graph-columns-writer.js';
 import { readGraphColumns } from '../../src/application/resolution/read-graph-columns.js';
 import { readGraphVersion } from '../../src/persistence/organization-repository.js';
-import { createGraphSnapshotBuildStep } from '../../src/workers/graph-snapshot-builder.js';
+import { createGraphSnapshotBuildStep, MOVING_BUILD_MS } from '../../src/workers/graph-snapshot-builder.js';
 import { toProviderView } from '../../src/persistence/provider-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { newOrganization, providerWithService, variedOrganization } from '../helpers/graph-fixtures.js';
@@ -113,7 +113,7 @@ test('a damaged, cut or mislabelled snapshot is not used: the graph is read from
   const snapshots = createGraphSnapshots({ db, clock });
   const reference = await loadOrgGraph(db, id, version, Date.now());
   const key = { organizationId: id, graphVersion: version };
-  await snapshots.write(key, await readGraphColumns(db, key));
+  await snapshots.write(key, (await readGraphColumns(db, id)).columns);
   const good = (await db.query('SELECT body FROM graph_snapshots WHERE organization_id = $1', [id])).rows[0]
     .body as Buffer;
   const flipped = Buffer.from(good);
@@ -157,7 +157,7 @@ test('a damaged, cut or mislabelled snapshot is not used: the graph is read from
   t.false(await g.snapshotStored, 'a graph under snapshotMinProviders gets no snapshot');
 });
 
-test('the snapshot is not written when the version moved since it was read (the rows may be of a later one)', async (t) => {
+test('a graph loaded after its version moved is of the version its rows are of, and stored as that one', async (t) => {
   const { id, version } = await variedOrganization(svc, 'snap');
   const db = svc.service.deps.db;
   const clock = () => new Date();
@@ -172,8 +172,13 @@ test('the snapshot is not written when the version moved since it was read (the 
   // A caller that read the version just before the last change: the rows it loads are of the later version.
   const g = await cache(id, version - 1);
   t.is(g.source, 'rows');
-  t.false(await g.snapshotStored);
-  t.deepEqual(await snapshotRows(id), []);
+  t.is(g.graphVersion, version, 'labelled with the version of its rows, not the one asked for');
+  t.true(await g.snapshotStored);
+  t.deepEqual(
+    (await snapshotRows(id)).map((r) => r.graph_version),
+    [version],
+  );
+  t.deepEqual(contentOf(g), contentOf(await loadOrgGraph(db, id, version, Date.now())));
   t.deepEqual(problems, []);
 });
 
@@ -218,9 +223,50 @@ test.serial(
     t.is(g.source, 'snapshot');
     t.deepEqual(contentOf(g), contentOf(await loadOrgGraph(db, large.id, settled, Date.now())));
     t.true(
-      g.columns!.buffer().equals(await readGraphColumns(db, { organizationId: large.id, graphVersion: settled })),
+      g.columns!.buffer().equals((await readGraphColumns(db, large.id)).columns),
       'built from the earlier snapshot and the changes: the columns of every row read',
     );
+  },
+);
+
+test.serial(
+  'a graph that keeps moving is built once it has been due MOVING_BUILD_MS, at the version its read saw',
+  async (t) => {
+    const large = await variedOrganization(svc, 'moving');
+    const db = svc.service.deps.db;
+    const snapshots = createGraphSnapshots({ db, clock: () => new Date() });
+    t.true(
+      await (
+        await createOrgGraphCache({ db, clock: () => new Date(), snapshots, snapshotMinProviders: 0 })(large.id)
+      ).snapshotStored,
+    );
+    let at = Date.now();
+    const step = createGraphSnapshotBuildStep({ db, clock: () => new Date(at) });
+    /** Builder steps 5 s apart, the graph moved before each: it never settles over a step. */
+    const round = async (i: number) => {
+      const built: string[] = [];
+      for (let n = 0; ; n++) {
+        await providerWithService(large.o, { externalId: `moving-${i}-${n}` });
+        const org = await step();
+        if (org === undefined) break;
+        built.push(org);
+        if (org === large.id) break;
+      }
+      at += 5_000;
+      return built.includes(large.id);
+    };
+    for (let i = 0; i * 5_000 < MOVING_BUILD_MS; i++)
+      t.false(await round(i), `moved since the previous step, due for ${i * 5} s: not yet`);
+    t.true(await round(MOVING_BUILD_MS / 5_000), 'due for MOVING_BUILD_MS: built though it moved');
+    const current = await readGraphVersion(db, large.id);
+    t.deepEqual(
+      (await snapshotRows(large.id)).map((r) => r.graph_version),
+      [large.version, current],
+      'stored as the version its read saw (the current one: nothing moved during the build)',
+    );
+    const g = await createOrgGraphCache({ db, clock: () => new Date(), snapshots, snapshotMinProviders: 0 })(large.id);
+    t.is(g.source, 'snapshot');
+    t.true(g.columns!.buffer().equals((await readGraphColumns(db, large.id)).columns));
   },
 );
 
@@ -277,7 +323,7 @@ test.serial(
       );
       const g = await createOrgGraphCache({ db, clock: () => new Date(), snapshots })(o.id);
       t.is(g.source, 'snapshot', 'a new process reads the first snapshot');
-      t.true(g.columns!.buffer().equals(await readGraphColumns(db, { organizationId: o.id, graphVersion: o.version })));
+      t.true(g.columns!.buffer().equals((await readGraphColumns(db, o.id)).columns));
     }
     t.deepEqual(mine(await builder()), [], 'stored: not built again');
     // Found too small at its version; counted again once it moved.
@@ -366,7 +412,7 @@ test('two writers of one version: the second waits for the build lease and finds
   const db = svc.service.deps.db;
   const clock = () => new Date();
   const reference = await loadOrgGraph(db, id, version, Date.now());
-  const parts = await readGraphColumns(db, { organizationId: id, graphVersion: version });
+  const parts = (await readGraphColumns(db, id)).columns;
   // Two processes' stores (each its own), writing at once.
   const outcomes = await Promise.all([
     createGraphSnapshots({ db, clock }).write({ organizationId: id, graphVersion: version }, parts),

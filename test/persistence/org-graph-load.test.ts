@@ -85,7 +85,7 @@ test('the columns read straight from the rows decode to the full rows mapped: ab
     [orgId],
   );
   const key = { organizationId: orgId, graphVersion: version };
-  const parts = decodeGraphColumns(await readGraphColumns(db, key), key);
+  const parts = decodeGraphColumns((await readGraphColumns(db, orgId)).columns, key);
   const providers = (await db.query('SELECT * FROM providers WHERE organization_id = $1 ORDER BY id', [orgId])).rows;
   const services = (await db.query('SELECT * FROM services WHERE organization_id = $1 ORDER BY id', [orgId])).rows;
   const schedules = (
@@ -171,9 +171,10 @@ test('with no connection to spare the three tables are read one after another on
   const key = { organizationId: orgId, graphVersion: version };
   const single = createDatabase(svc.stores.databaseUrl, { max: 1 });
   try {
-    const columns = await readGraphColumns(single, key);
+    const columns = await readGraphColumns(single, orgId);
     t.is(single.pool.totalCount, 1, 'one connection was opened');
-    t.deepEqual(columns, await readGraphColumns(db, key), 'the same bytes as read on three connections');
+    t.deepEqual(columns, await readGraphColumns(db, orgId), 'the same bytes as read on three connections');
+    t.is(columns.graphVersion, version);
   } finally {
     await single.close();
   }

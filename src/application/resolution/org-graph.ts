@@ -78,7 +78,7 @@ export const DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS = 2000;
  * from the latest stored snapshot before it and the rows changed since, and from every row otherwise (no snapshot yet,
  * of another format, damaged; changes not recorded since, or more than `maxChangedIds`); a graph of
  * `snapshotMinProviders` or more loaded from its rows or its changes then has its snapshot written after the load, off
- * the request that waits for it, unless the version moved during the load (its rows may then mix two versions).
+ * the request that waits for it (labelled with the version its rows were read at: a later one is the base of the next).
  */
 export function createOrgGraphCache(deps: {
   db: Database;
@@ -110,7 +110,6 @@ export function createOrgGraphCache(deps: {
     runOutsideCallScope(() =>
       new Promise<void>((resolve) => setImmediate(resolve))
         .then(async () => {
-          if ((await readGraphVersion(deps.db, organizationId)) !== version) return false;
           await snapshots.write({ organizationId, graphVersion: version }, columns);
           return true;
         })
@@ -201,13 +200,13 @@ export function createOrgGraphCache(deps: {
         if (g) return g;
       }
     }
-    // Straight into columns (no object per record); the graph reads them in place, and its snapshot is their gzip.
-    const key = { organizationId, graphVersion: version };
-    const columns = await readGraphColumns(deps.db, key);
-    const view = openGraphColumns(columns, key);
-    return assembleColumnGraph(organizationId, version, view, now, {
+    // Straight into columns (no object per record); the graph reads them in place, and its snapshot is their gzip. Of
+    // the version the rows are of: later than `version` when the graph moved since it was read.
+    const { graphVersion, columns } = await readGraphColumns(deps.db, organizationId);
+    const view = openGraphColumns(columns, { organizationId, graphVersion });
+    return assembleColumnGraph(organizationId, graphVersion, view, now, {
       source: 'rows',
-      snapshotStored: storeIfLarge(organizationId, version, view),
+      snapshotStored: storeIfLarge(organizationId, graphVersion, view),
     });
   };
   /** The graph from the latest stored snapshot below `version` and the changes since it, or undefined. */

@@ -32,17 +32,21 @@ const C = Object.fromEntries(SCHEDULE_FIELDS.map((f, i) => [f, i])) as Record<(t
 const CODE_LISTS = PROVIDER_CODE_LISTS.map((k) => P[k]);
 
 /**
- * Reads an organization's graph from its rows straight into columns (the layout of a stored snapshot, which
+ * Reads an organization's current graph from its rows straight into columns (the layout of a stored snapshot, which
  * `openGraphColumns` opens and `assembleColumnGraph` indexes): rows come in batches through cursors over one snapshot
  * of the database, each row's values go into the columns as it is read, and no provider, service or schedule object
- * is made. The records the columns decode to are those the graph always had: a provider as `toDomainProvider` of its
- * view (absent lists empty, nulls absent), a service as `toDomainService`, a schedule as `toDomainSchedule` (only the
- * active ones are stored).
+ * is made. The columns are labelled with the `graph_version` of that snapshot, the version the rows are of (later than
+ * one read before the call when the graph moved meanwhile). The records the columns decode to are those the graph
+ * always had: a provider as `toDomainProvider` of its view (absent lists empty, nulls absent), a service as
+ * `toDomainService`, a schedule as `toDomainSchedule` (only the active ones are stored).
  */
-export async function readGraphColumns(db: Database, key: GraphColumnsKey): Promise<Buffer> {
-  const sink = createGraphRowColumns(key.organizationId);
-  await readOrganizationGraphRows(db, key.organizationId, ROW_BATCH, sink);
-  return sink.finish(key);
+export async function readGraphColumns(
+  db: Database,
+  organizationId: string,
+): Promise<{ graphVersion: number; columns: Buffer }> {
+  const sink = createGraphRowColumns(organizationId);
+  const graphVersion = await readOrganizationGraphRows(db, organizationId, ROW_BATCH, sink);
+  return { graphVersion, columns: sink.finish({ organizationId, graphVersion }) };
 }
 
 /** A graph row writer: the rows of each table handed over in the load's order, or row by row, then laid out. */
