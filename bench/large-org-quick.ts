@@ -187,6 +187,33 @@ async function waitForSnapshot(databaseUrl: string, organizationId: string) {
   }
 }
 
+/** How far the organization's latest stored snapshot is behind its graph: versions, and providers changed since. */
+async function snapshotLag(databaseUrl: string, organizationId: string): Promise<string> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const r = await db.query(
+      `SELECT o.graph_version AS current, s.v AS latest, s.snapshots,
+         (SELECT count(*) FROM providers p WHERE p.organization_id = o.id) AS providers,
+         (SELECT coalesce(sum(cardinality(c.ids)), 0) FROM graph_changes c JOIN graph_versions gv
+            ON gv.organization_id = c.organization_id AND gv.xact = c.xact
+          WHERE c.organization_id = o.id AND c.kind = 'providers' AND gv.graph_version > coalesce(s.v, 0)) AS changed
+       FROM organizations o,
+         LATERAL (SELECT max(graph_version) AS v, count(DISTINCT graph_version) AS snapshots
+                  FROM graph_snapshots WHERE organization_id = o.id) s
+       WHERE o.id = $1`,
+      [organizationId],
+    );
+    const x = r.rows[0];
+    return x.latest === null
+      ? `no snapshot stored, ${x.providers} providers`
+      : `${x.snapshots} snapshot(s) stored during it, the latest ${Number(x.current) - Number(x.latest)} version(s) and ` +
+          `${x.changed} provider writes behind the current one`;
+  } finally {
+    await db.end();
+  }
+}
+
 /** Deletes the organization's stored graph snapshots: its next load reads the rows, as after a graph change. */
 async function dropSnapshots(databaseUrl: string, organizationId: string) {
   const db = new pg.Client({ connectionString: databaseUrl });
@@ -229,8 +256,30 @@ try {
       await multiply(stores.databaseUrl, lo.organizationId, size / seeded - 1);
     }
     const serviceIds = lo.serviceIds;
-    log(`${size} providers seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s; restarting the service`);
-    void svc;
+    log(`${size} providers seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    // The users' path when a bulk import has just ended: a resolution at once, in the process that ran beside it (its
+    // snapshot builder stored snapshots of the moving graph, MOVING_BUILD_MS apart at most), then in a new process.
+    const behind = await snapshotLag(stores.databaseUrl, lo.organizationId);
+    const importRnd = createSeededRandom(13);
+    const atOnceIn = (s: BenchService) =>
+      firstResolution(
+        s,
+        httpResolutionCaller(
+          createBenchClient(target!, { key, headers: { 'service-organization-id': lo.organizationId }, tally }),
+        ),
+        () =>
+          resolutionBody(CONSTRAINT_MIXES.mix10, importRnd, { serviceIds: lo.serviceIds, from: firstDate, days: 14 }),
+      );
+    const fmtAtOnce = (x: Awaited<ReturnType<typeof firstResolution>>) =>
+      `${x.ms.toFixed(0)} ms wall (${(x.ms / rawMeanMs).toFixed(0)}x raw), CPU service ${x.cpuMs.toFixed(0)} ms, ` +
+      `PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, peak RSS ${mb(x.rssPeak)}${x.refused ? `, ${x.refused} x 503` : ''}`;
+    const sameProcess = await atOnceIn(svc);
+    const newProcess = await atOnceIn(await restart(key));
+    const importLine =
+      `  first resolution at once after the bulk import (${behind}): in the process that ran beside it ` +
+      `${fmtAtOnce(sameProcess)} | in a new process ${fmtAtOnce(newProcess)} | load ${formatLoad(machineInfo().loadAverage)}`;
+    log(importLine);
+    changeRows.push(`${size} providers,${importLine}`);
     // The worst case, measured first: a resolution comes at once, before any snapshot (one the builder of the process
     // that seeded may have stored of a version between two chunks is dropped).
     await dropSnapshots(stores.databaseUrl, lo.organizationId);
