@@ -214,12 +214,32 @@ async function snapshotLag(databaseUrl: string, organizationId: string): Promise
   }
 }
 
-/** Deletes the organization's stored graph snapshots: its next load reads the rows, as after a graph change. */
-async function dropSnapshots(databaseUrl: string, organizationId: string) {
+/**
+ * Deletes the organization's stored graph snapshots (those above `above` when given): its next load reads the rows,
+ * as after a graph change (or makes its graph from the latest one left).
+ */
+async function dropSnapshots(databaseUrl: string, organizationId: string, above = -1) {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    await db.query('DELETE FROM graph_snapshots WHERE organization_id = $1', [organizationId]);
+    await db.query('DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version > $2', [
+      organizationId,
+      above,
+    ]);
+  } finally {
+    await db.end();
+  }
+}
+
+/** The organization's latest stored snapshot's version, or -1. */
+async function latestSnapshotVersion(databaseUrl: string, organizationId: string): Promise<number> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const r = await db.query('SELECT max(graph_version) AS v FROM graph_snapshots WHERE organization_id = $1', [
+      organizationId,
+    ]);
+    return r.rows[0].v === null ? -1 : Number(r.rows[0].v);
   } finally {
     await db.end();
   }
@@ -273,7 +293,10 @@ try {
     const fmtAtOnce = (x: Awaited<ReturnType<typeof firstResolution>>) =>
       `${x.ms.toFixed(0)} ms wall (${(x.ms / rawMeanMs).toFixed(0)}x raw), CPU service ${x.cpuMs.toFixed(0)} ms, ` +
       `PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, peak RSS ${mb(x.rssPeak)}${x.refused ? `, ${x.refused} x 503` : ''}`;
+    const latestAtEnd = await latestSnapshotVersion(stores.databaseUrl, lo.organizationId);
     const sameProcess = await atOnceIn(svc);
+    // As the import left it: not the snapshot the first resolution stored after it.
+    await dropSnapshots(stores.databaseUrl, lo.organizationId, latestAtEnd);
     const newProcess = await atOnceIn(await restart(key));
     const importLine =
       `  first resolution at once after the bulk import (${behind}): in the process that ran beside it ` +

@@ -96,20 +96,29 @@ export async function writeGraphSnapshot(
 
 /**
  * Organizations that have a stored graph snapshot (so a graph large enough to get one) but none of their current
- * version: their graph changed since. At most `limit`, by id.
+ * version: their graph changed since. With each, the ids written (providers, services, calendar connections, as the
+ * change record counts them) since its latest stored snapshot. At most `limit`, by id.
  */
 export async function listGraphsWithoutSnapshot(
   db: Queryable,
   limit: number,
-): Promise<{ organizationId: string; graphVersion: number }[]> {
-  const r = await db.query<{ id: string; graph_version: string }>(
-    `SELECT o.id, o.graph_version FROM organizations o
+): Promise<{ organizationId: string; graphVersion: number; changedIds: number }[]> {
+  const r = await db.query<{ id: string; graph_version: string; changed_ids: string }>(
+    `SELECT o.id, o.graph_version,
+       (SELECT coalesce(sum(cardinality(c.ids)), 0) FROM graph_changes c WHERE c.organization_id = o.id AND c.xact IN (
+          SELECT v.xact FROM graph_versions v WHERE v.organization_id = o.id AND v.graph_version >
+            (SELECT max(s.graph_version) FROM graph_snapshots s WHERE s.organization_id = o.id))) AS changed_ids
+     FROM organizations o
      WHERE EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id)
        AND NOT EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id AND s.graph_version = o.graph_version)
      ORDER BY o.id LIMIT $1`,
     [limit],
   );
-  return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
+  return r.rows.map((x) => ({
+    organizationId: x.id,
+    graphVersion: Number(x.graph_version),
+    changedIds: Number(x.changed_ids),
+  }));
 }
 
 /**
@@ -133,16 +142,16 @@ export async function listGraphsNeverStored(
   return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
 }
 
-/** Prefix of the advisory-lock key of an organization's first snapshot build (hashed with its id). */
-const FIRST_BUILD_LOCK = 'graph_first_snapshot:';
+/** Prefix of the advisory-lock key of an organization's snapshot builder lease (hashed with its id). */
+const BUILDER_LEASE = 'graph_snapshot_builder:';
 
 /**
- * Runs `fn` under the organization's first-build lease, or answers undefined at once when another process holds it: a
- * transaction-scoped advisory lock taken without waiting (safe behind a transaction pooler), held while `fn` runs (its
- * own statements use other connections), under a job's bound of `boundMs` instead of a call's. Not the lock of
+ * Runs `fn` under the organization's snapshot-build lease, or answers undefined at once when another process holds it:
+ * a transaction-scoped advisory lock taken without waiting (safe behind a transaction pooler), held while `fn` runs
+ * (its own statements use other connections), under a job's bound of `boundMs` instead of a call's. Not the lock of
  * writeGraphSnapshot: `fn` stores the snapshot under that one.
  */
-export async function withFirstBuildLease<T>(
+export async function withGraphBuildLease<T>(
   db: Database,
   organizationId: string,
   boundMs: number,
@@ -151,7 +160,7 @@ export async function withFirstBuildLease<T>(
   return db.transaction(
     async (tx) => {
       const r = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS got', [
-        FIRST_BUILD_LOCK + organizationId,
+        BUILDER_LEASE + organizationId,
       ]);
       return r.rows[0]?.got ? fn() : undefined;
     },

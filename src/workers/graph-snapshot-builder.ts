@@ -3,7 +3,7 @@ import {
   hasAtLeastProviders,
   listGraphsNeverStored,
   listGraphsWithoutSnapshot,
-  withFirstBuildLease,
+  withGraphBuildLease,
 } from '../persistence/graph-snapshot-repository.js';
 import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
 import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
@@ -24,21 +24,31 @@ const FIRST_SNAPSHOT_WINDOW_MS = 10 * 60_000;
 
 /**
  * Longest a due graph waits for its version to settle: one still moving then is built all the same (at the version its
- * read sees). At an import's pace (hundreds of providers a second) ~10,000 changes at most then lie between the latest
- * snapshot and the current version.
+ * read sees), so a steady flow of edits leaves its latest snapshot at most that far behind.
  */
 export const MOVING_BUILD_MS = 30_000;
 
-/** Longest a first snapshot's build holds its lease (a million providers' rows take a minute or two to load). */
-const FIRST_BUILD_BOUND_MS = 300_000;
+/**
+ * Ids written since its latest snapshot (providers, services, calendar connections) past which a due graph is built at
+ * once, moving or not: an import keeps that few changes between the latest snapshot and the current version, so a
+ * process that has to make the current one (a new one, or one holding an older graph) applies them instead of reading
+ * every row (maxChangedIds: a quarter of the providers). At 1,000, the floor of maxChangedIds, ~330 providers with
+ * their service and schedule; the builder's step (5 s) bounds how often.
+ */
+export const MOVING_BUILD_IDS = 1_000;
+
+/** Longest a build holds its lease (a million providers' rows take a minute or two to load). */
+const BUILD_BOUND_MS = 300_000;
 
 /**
  * One step of the graph snapshot builder: among the organizations whose graph has had a stored snapshot but has none
  * of its current version, and those of `minProviders` or more providers that never had one and moved within the last
- * ten minutes (a bulk import, a seeding), builds the snapshot of one whose version has not moved since the previous
- * step (an import or an edit in progress moves it: its graph is built once it has settled, not after each change), or
- * that has been due for MOVING_BUILD_MS (one that keeps moving).
- * Returns the organization built, if any. The state (versions seen at the previous step) is the step's own.
+ * ten minutes (a bulk import, a seeding), builds the snapshot of one: a first one at once (later ones are made from it
+ * and the changes); a later one once its version has not moved since the previous step (an edit in progress moves it:
+ * its graph is built once it has settled, not after each change), or once `movingBuildIds` ids were written since its
+ * latest snapshot, or once it has been due for MOVING_BUILD_MS (one that keeps moving). One process at a time builds an
+ * organization's snapshot, under a lease the others pass by. Returns the organization built, if any. The state
+ * (versions seen at the previous step) is the step's own.
  *
  * A first snapshot is made by `loadGraph` when given (the process's graph cache: its load from the rows stores the
  * snapshot, is shared with a resolution asking meanwhile, and leaves the graph warm), else read from the rows here.
@@ -50,6 +60,8 @@ export function createGraphSnapshotBuildStep(deps: {
   minProviders?: number;
   /** Loads the organization's current graph and answers whether its snapshot was stored. */
   loadGraph?: (organizationId: string) => Promise<boolean>;
+  /** Default MOVING_BUILD_IDS. */
+  movingBuildIds?: number;
 }) {
   const snapshots = createGraphSnapshots(deps);
   /** Graphs due at the previous step: the version seen, and since when each has been due without being built. */
@@ -109,35 +121,39 @@ export function createGraphSnapshotBuildStep(deps: {
     return true;
   };
   /**
-   * A first snapshot, under the organization's first-build lease: by `loadGraph` (else, or when the load did not store
-   * it, by `build`); false, nothing read, while another process holds the lease (its builder is loading the same rows).
+   * Builds under the organization's build lease: a first snapshot by `loadGraph` (else, or when the load did not store
+   * it, by `build`), a later one by `build`; false, nothing read, while another process holds the lease (its builder is
+   * reading the same rows).
    */
-  const buildFirst = async (organizationId: string, graphVersion: number): Promise<boolean> =>
-    (await withFirstBuildLease(
+  const buildLeased = async (organizationId: string, graphVersion: number, first: boolean): Promise<boolean> =>
+    (await withGraphBuildLease(
       deps.db,
       organizationId,
-      FIRST_BUILD_BOUND_MS,
+      BUILD_BOUND_MS,
       async () =>
-        (deps.loadGraph !== undefined && (await deps.loadGraph(organizationId).catch(() => false))) ||
+        (first && deps.loadGraph !== undefined && (await deps.loadGraph(organizationId).catch(() => false))) ||
         build(organizationId, graphVersion),
     )) === true;
+  const movingBuildIds = deps.movingBuildIds ?? MOVING_BUILD_IDS;
   return async function buildStep(): Promise<string | undefined> {
     // The record of graph changes of every organization (those without snapshots too) is kept as long as snapshots.
     await pruneGraphChanges(deps.db, new Date(deps.clock().getTime() - GRAPH_SNAPSHOT_KEEP_MS));
-    const due: { organizationId: string; graphVersion: number; first?: boolean }[] = [
-      ...(await listGraphsWithoutSnapshot(deps.db, BATCH)),
-      ...(await largeNeverStored()).map((x) => ({ ...x, first: true })),
+    const due = [
+      ...(await listGraphsWithoutSnapshot(deps.db, BATCH)).map((x) => ({ ...x, first: false })),
+      ...(await largeNeverStored()).map((x) => ({ ...x, changedIds: 0, first: true })),
     ];
     const now = deps.clock().getTime();
     const next = new Map<string, { graphVersion: number; dueSince: number }>();
     let built: string | undefined;
-    for (const { organizationId, graphVersion, first } of due) {
+    for (const { organizationId, graphVersion, changedIds, first } of due) {
       const before = seen.get(organizationId);
       const dueSince = before?.dueSince ?? now;
-      // Settled over a step, or moving for MOVING_BUILD_MS: a graph that keeps changing (an import, a steady flow of
-      // edits) still gets a snapshot that often, so the changes a new process applies to its latest stay few.
-      const ready = before?.graphVersion === graphVersion || now - dueSince >= MOVING_BUILD_MS;
-      if (built === undefined && ready && (await (first ? buildFirst : build)(organizationId, graphVersion)))
+      const ready =
+        first ||
+        before?.graphVersion === graphVersion ||
+        changedIds >= movingBuildIds ||
+        now - dueSince >= MOVING_BUILD_MS;
+      if (built === undefined && ready && (await buildLeased(organizationId, graphVersion, first)))
         built = organizationId;
       else next.set(organizationId, { graphVersion, dueSince });
     }
@@ -148,11 +164,11 @@ export function createGraphSnapshotBuildStep(deps: {
 
 /**
  * Keeps large organizations' graph snapshots current (every `pollMs`, default 5 s): after their graph changes and
- * settles, the snapshot of the new version is built here, so that the first resolution on it in any process reads the
- * snapshot instead of every row; a large graph that never had one (a bulk import) gets its first here too, so that the
- * first resolution after the import need not read every row (else from the process that first loads it from its rows,
- * org-graph.ts). Several processes may build the same version: the first one stored is kept (a first snapshot is built
- * by one process at a time, under a lease).
+ * settles (or keeps moving, see createGraphSnapshotBuildStep), the snapshot of the new version is built here, so that
+ * the first resolution on it in any process reads the snapshot, or a recent one and few changes, instead of every row;
+ * a large graph that never had one (a bulk import) gets its first here too, so that the first resolution after the
+ * import need not read every row (else from the process that first loads it from its rows, org-graph.ts). One process
+ * at a time builds an organization's snapshot, under a lease the others pass by.
  */
 export function createGraphSnapshotBuilder(
   deps: Parameters<typeof createGraphSnapshotBuildStep>[0] & { pollMs?: number },

@@ -133,16 +133,18 @@ export async function readChangesBase(
 }
 
 /**
- * The latest stored snapshot of an organization's graph below `version`, as the base of columnsFromChanges with its
- * version, or undefined when there is none that can be used.
+ * The latest stored snapshot of an organization's graph below `version` (and above `above` when given: newer than a
+ * graph the caller holds), as the base of columnsFromChanges with its version, or undefined when there is none that
+ * can be used.
  */
 export async function latestChangesBase(
   snapshots: Pick<GraphSnapshots, 'read' | 'latestVersion'>,
   organizationId: string,
   version: number,
+  above?: number,
 ): Promise<{ baseVersion: number; base: GraphChangesBase } | undefined> {
   const latest = await snapshots.latestVersion(organizationId, version);
-  if (latest === undefined || latest >= version) return undefined;
+  if (latest === undefined || latest >= version || (above !== undefined && latest <= above)) return undefined;
   const base = await readChangesBase(snapshots, { organizationId, graphVersion: latest });
   return base === undefined ? undefined : { baseVersion: latest, base };
 }

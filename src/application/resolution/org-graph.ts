@@ -162,7 +162,7 @@ export function createOrgGraphCache(deps: {
   const load = async (organizationId: string, version: number, base?: OrgGraph): Promise<OrgGraph> => {
     const now = deps.clock().getTime();
     // From the graph this process held at an earlier version: only the rows changed since are read.
-    const heldBase = base?.columns !== undefined;
+    const heldVersion = base?.columns !== undefined ? base.graphVersion : undefined;
     if (base?.columns) {
       const { graphVersion: baseVersion, snapshotStored: baseStored } = base;
       const lent: GraphChangesBase = { columns: base.columns };
@@ -191,9 +191,10 @@ export function createOrgGraphCache(deps: {
         }
       } else if (read.reason !== 'missing')
         problem(organizationId, version, `${read.reason} ${read.detail ?? ''}`.trim());
-      else if (!heldBase) {
-        // None of this version (the graph changed since its last one was stored): the latest one and what changed.
-        const g = await fromLatestSnapshot(snapshots, organizationId, version, now).catch((e: unknown) => {
+      else {
+        // None of this version (the graph changed since its last one was stored): the latest one and what changed;
+        // one newer than the graph held here when that one could not be brought forward (too many changes since).
+        const g = await fromLatestSnapshot(snapshots, organizationId, version, now, heldVersion).catch((e: unknown) => {
           problem(organizationId, version, `earlier snapshot unusable: ${(e as Error).message}`);
           return undefined;
         });
@@ -209,15 +210,19 @@ export function createOrgGraphCache(deps: {
       snapshotStored: storeIfLarge(organizationId, graphVersion, view),
     });
   };
-  /** The graph from the latest stored snapshot below `version` and the changes since it, or undefined. */
+  /**
+   * The graph from the latest stored snapshot below `version` (above `above` when given) and the changes since it, or
+   * undefined.
+   */
   const fromLatestSnapshot = async (
     snapshots: GraphSnapshots,
     organizationId: string,
     version: number,
     now: number,
+    above?: number,
   ): Promise<OrgGraph | undefined> => {
     // Held by nothing but the holder: let go once copied, before the new version is indexed (columnsFromChanges).
-    const latest = await latestChangesBase(snapshots, organizationId, version);
+    const latest = await latestChangesBase(snapshots, organizationId, version, above);
     if (latest === undefined) return undefined;
     return fromChanges(organizationId, latest.baseVersion, latest.base, Promise.resolve(true), version, now);
   };
