@@ -50,8 +50,9 @@ const BUILD_BOUND_MS = 300_000;
  * organization's snapshot, under a lease the others pass by. Returns the organization built, if any. The state
  * (versions seen at the previous step) is the step's own.
  *
- * A first snapshot is made by `loadGraph` when given (the process's graph cache: its load from the rows stores the
- * snapshot, is shared with a resolution asking meanwhile, and leaves the graph warm), else read from the rows here.
+ * A snapshot is made by `loadGraph` when given (the process's graph cache: it makes the current version from the graph
+ * it holds, the latest stored snapshot or the rows, and stores its snapshot; the load is shared with a resolution
+ * asking meanwhile, and leaves the graph warm there, brought forward from it at the next build), else here.
  */
 export function createGraphSnapshotBuildStep(deps: {
   db: Database;
@@ -121,17 +122,16 @@ export function createGraphSnapshotBuildStep(deps: {
     return true;
   };
   /**
-   * Builds under the organization's build lease: a first snapshot by `loadGraph` (else, or when the load did not store
-   * it, by `build`), a later one by `build`; false, nothing read, while another process holds the lease (its builder is
-   * reading the same rows).
+   * Builds under the organization's build lease: by `loadGraph` (else, or when the load did not store it, by `build`);
+   * false, nothing read, while another process holds the lease (its builder is reading the same rows).
    */
-  const buildLeased = async (organizationId: string, graphVersion: number, first: boolean): Promise<boolean> =>
+  const buildLeased = async (organizationId: string, graphVersion: number): Promise<boolean> =>
     (await withGraphBuildLease(
       deps.db,
       organizationId,
       BUILD_BOUND_MS,
       async () =>
-        (first && deps.loadGraph !== undefined && (await deps.loadGraph(organizationId).catch(() => false))) ||
+        (deps.loadGraph !== undefined && (await deps.loadGraph(organizationId).catch(() => false))) ||
         build(organizationId, graphVersion),
     )) === true;
   const movingBuildIds = deps.movingBuildIds ?? MOVING_BUILD_IDS;
@@ -153,8 +153,7 @@ export function createGraphSnapshotBuildStep(deps: {
         before?.graphVersion === graphVersion ||
         changedIds >= movingBuildIds ||
         now - dueSince >= MOVING_BUILD_MS;
-      if (built === undefined && ready && (await buildLeased(organizationId, graphVersion, first)))
-        built = organizationId;
+      if (built === undefined && ready && (await buildLeased(organizationId, graphVersion))) built = organizationId;
       else next.set(organizationId, { graphVersion, dueSince });
     }
     seen = next;

@@ -276,17 +276,20 @@ test.serial(
     const o = await variedOrganization(svc, 'many');
     const db = svc.service.deps.db;
     const snapshots = createGraphSnapshots({ db, clock: () => new Date() });
-    t.true(
-      await (
-        await createOrgGraphCache({ db, clock: () => new Date(), snapshots, snapshotMinProviders: 0 })(o.id)
-      ).snapshotStored,
-    );
+    const cache = createOrgGraphCache({ db, clock: () => new Date(), snapshots, snapshotMinProviders: 0 });
+    t.true(await (await cache(o.id)).snapshotStored);
     // Every other due graph of the file built first, so that each step below looks at this one alone.
     const drain = createGraphSnapshotBuildStep({ db, clock: () => new Date() });
     await drain();
     while ((await drain()) !== undefined);
     // Each provider with its service and schedule: three ids written.
-    const step = createGraphSnapshotBuildStep({ db, clock: () => new Date(), movingBuildIds: 6 });
+    const loaded: string[] = [];
+    const step = createGraphSnapshotBuildStep({
+      db,
+      clock: () => new Date(),
+      movingBuildIds: 6,
+      loadGraph: async (id) => (loaded.push(id), (await cache(id)).snapshotStored),
+    });
     await providerWithService(o.o, { externalId: 'one' });
     t.is(await step(), undefined, 'three ids written since its snapshot, first seen: not yet');
     await providerWithService(o.o, { externalId: 'two' });
@@ -295,6 +298,10 @@ test.serial(
       (await snapshotRows(o.id)).map((r) => r.graph_version),
       [o.version, await readGraphVersion(db, o.id)],
     );
+    t.deepEqual(loaded, [o.id], "through the process's graph cache");
+    const held = await cache(o.id);
+    t.is(held.source, 'changes', 'brought forward from the graph it held: warm for the next resolution');
+    t.true(held.columns!.buffer().equals((await readGraphColumns(db, o.id)).columns));
   },
 );
 
