@@ -108,9 +108,11 @@ async function multiply(databaseUrl: string, organizationId: string, copies: num
   }
 }
 
-const restart = async (key: string) => {
+/** Stops the service and starts a new one (`between` runs once the old one has stopped). */
+const restart = async (key: string, between?: () => Promise<void>) => {
   await target?.close();
   await service?.process.stop();
+  await between?.();
   service = await startBenchService(stores, key, 'service');
   target = createHttpTarget(service.url);
   return service;
@@ -295,9 +297,10 @@ try {
       `PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, peak RSS ${mb(x.rssPeak)}${x.refused ? `, ${x.refused} x 503` : ''}`;
     const latestAtEnd = await latestSnapshotVersion(stores.databaseUrl, lo.organizationId);
     const sameProcess = await atOnceIn(svc);
-    // As the import left it: not the snapshot the first resolution stored after it.
-    await dropSnapshots(stores.databaseUrl, lo.organizationId, latestAtEnd);
-    const newProcess = await atOnceIn(await restart(key));
+    // As the import left it: not the snapshots the resolution or the builder stored after it (once that process ended).
+    const newProcess = await atOnceIn(
+      await restart(key, () => dropSnapshots(stores.databaseUrl, lo.organizationId, latestAtEnd)),
+    );
     const importLine =
       `  first resolution at once after the bulk import (${behind}): in the process that ran beside it ` +
       `${fmtAtOnce(sameProcess)} | in a new process ${fmtAtOnce(newProcess)} | load ${formatLoad(machineInfo().loadAverage)}`;
