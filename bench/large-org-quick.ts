@@ -308,8 +308,8 @@ try {
     changeRows.push(`${size} providers,${importLine}`);
     // The worst case, measured first: a resolution comes at once, before any snapshot (one the builder of the process
     // that seeded may have stored of a version between two chunks is dropped).
-    await dropSnapshots(stores.databaseUrl, lo.organizationId);
-    const s = await restart(key);
+    // Once the process before has stopped: a snapshot it stores after an answer or in its builder is dropped too.
+    const s = await restart(key, () => dropSnapshots(stores.databaseUrl, lo.organizationId));
     const api = createBenchClient(target!, {
       key,
       headers: { 'service-organization-id': lo.organizationId },
@@ -330,8 +330,7 @@ try {
     );
     // The users' path after a bulk import: no resolution comes at once, and the snapshot builder stores the first
     // snapshot through the process's graph cache once the version settled (two of its steps), leaving the graph warm.
-    await dropSnapshots(stores.databaseUrl, lo.organizationId);
-    const sb = await restart(key);
+    const sb = await restart(key, () => dropSnapshots(stores.databaseUrl, lo.organizationId));
     const built = await waitForSnapshot(stores.databaseUrl, lo.organizationId);
     // Requests of their own: the later steps' requests stay those of earlier runs of this bench.
     const builderRnd = createSeededRandom(11);
@@ -451,13 +450,12 @@ try {
       );
     }
     for (let i = 1; i <= REPEAT; i++) {
-      await dropSnapshots(stores.databaseUrl, lo.organizationId);
-      const again = async () => {
-        const p = await restart(key);
+      const again = async (between?: () => Promise<void>) => {
+        const p = await restart(key, between);
         const a = createBenchClient(target!, { key, headers: { 'service-organization-id': lo.organizationId }, tally });
         return firstResolution(p, httpResolutionCaller(a), body);
       };
-      const rowsAgain = await again();
+      const rowsAgain = await again(() => dropSnapshots(stores.databaseUrl, lo.organizationId));
       await waitForSnapshot(stores.databaseUrl, lo.organizationId);
       const snapAgain = await again();
       const fmt = (x: Awaited<ReturnType<typeof firstResolution>>) =>
