@@ -23,9 +23,11 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
  * providers (with a service and a weekly schedule each) seeded straight into PostgreSQL, then a fresh service process
  * measured alone: its RSS idle, its peak RSS and the time of the first resolution (which loads the graph), its RSS and
  * heap after it, and warm resolutions (~10% eligible, 1 client) p50/p99, as ratios to a raw node:http hello-world's
- * mean latency of the same run. Before that: the first resolution at once in a new process with no snapshot (from the
- * rows: the worst case), and the first resolution in a new process once its snapshot builder stored the first snapshot
- * (the users' path after a bulk import). Sizes above 100,000 are made by copying the 100,000 seeded providers (with their
+ * mean latency of the same run. Before that: the first resolution at once after the bulk import (seeded while the
+ * service ran, its snapshot builder storing snapshots of the moving graph), in that process and in a new one (the
+ * snapshots stored after the import dropped), with how far the latest snapshot was behind; the first resolution at once
+ * in a new process with no snapshot (from the rows: the worst case), and the first resolution in a new process once
+ * its snapshot builder stored the first snapshot (the users' path after a bulk import). Sizes above 100,000 are made by copying the 100,000 seeded providers (with their
  * services and schedules) under new ids in SQL (one INSERT ... SELECT over generate_series per table).
  *   LARGE_ORG_SIZES=10000,100000   LARGE_ORG_WARM=30 (warm resolutions per size)
  *   LARGE_ORG_REPEAT=0 (then, per size, that many more pairs of fresh processes: the version's snapshot deleted and

@@ -29,13 +29,21 @@ const FIRST_SNAPSHOT_WINDOW_MS = 10 * 60_000;
 export const MOVING_BUILD_MS = 30_000;
 
 /**
- * Ids written since its latest snapshot (providers, services, calendar connections) past which a due graph is built at
- * once, moving or not: an import keeps that few changes between the latest snapshot and the current version, so a
- * process that has to make the current one (a new one, or one holding an older graph) applies them instead of reading
- * every row (maxChangedIds: a quarter of the providers). At 1,000, the floor of maxChangedIds, ~330 providers with
- * their service and schedule; the builder's step (5 s) bounds how often.
+ * Ids written since its latest snapshot (providers, services, calendar connections) past which a due graph that keeps
+ * moving is built after MOVING_BUILD_SOON_MS instead of MOVING_BUILD_MS: an import then keeps few changes between the
+ * latest snapshot and the current version (~10,000 ids at an import's pace), so a process that has to make the
+ * current one (a new one, or one holding an older graph) applies them instead of reading every row (maxChangedIds: a
+ * quarter of the providers, 25,000 at 100,000). 1,000 is the floor of maxChangedIds, ~330 providers with their service
+ * and schedule.
  */
 export const MOVING_BUILD_IDS = 1_000;
+
+/**
+ * How long a moving graph with MOVING_BUILD_IDS written waits between builds: each build of a 100,000-provider graph
+ * costs its process ~1.5-2 s of CPU, which an import running beside it shares (built at every 5 s step, a 10,000-provider
+ * import through the API took ~35% longer).
+ */
+export const MOVING_BUILD_SOON_MS = 10_000;
 
 /** Longest a build holds its lease (a million providers' rows take a minute or two to load). */
 const BUILD_BOUND_MS = 300_000;
@@ -45,8 +53,8 @@ const BUILD_BOUND_MS = 300_000;
  * of its current version, and those of `minProviders` or more providers that never had one and moved within the last
  * ten minutes (a bulk import, a seeding), builds the snapshot of one: a first one at once (later ones are made from it
  * and the changes); a later one once its version has not moved since the previous step (an edit in progress moves it:
- * its graph is built once it has settled, not after each change), or once `movingBuildIds` ids were written since its
- * latest snapshot, or once it has been due for MOVING_BUILD_MS (one that keeps moving). One process at a time builds an
+ * its graph is built once it has settled, not after each change), or, one that keeps moving, once it has been due for
+ * MOVING_BUILD_SOON_MS with `movingBuildIds` ids written since its latest snapshot, else for MOVING_BUILD_MS. One process at a time builds an
  * organization's snapshot, under a lease the others pass by. Returns the organization built, if any. The state
  * (versions seen at the previous step) is the step's own.
  *
@@ -148,11 +156,12 @@ export function createGraphSnapshotBuildStep(deps: {
     for (const { organizationId, graphVersion, changedIds, first } of due) {
       const before = seen.get(organizationId);
       const dueSince = before?.dueSince ?? now;
+      const dueFor = now - dueSince;
       const ready =
         first ||
         before?.graphVersion === graphVersion ||
-        changedIds >= movingBuildIds ||
-        now - dueSince >= MOVING_BUILD_MS;
+        (changedIds >= movingBuildIds && dueFor >= MOVING_BUILD_SOON_MS) ||
+        dueFor >= MOVING_BUILD_MS;
       if (built === undefined && ready && (await buildLeased(organizationId, graphVersion))) built = organizationId;
       else next.set(organizationId, { graphVersion, dueSince });
     }

@@ -6,7 +6,11 @@ import { createGraphSnapshots } from '../../src/application/resolution/graph-sna
 import { encodeGraphColumns } from '../../src/application/resolution/graph-columns-writer.js';
 import { readGraphColumns } from '../../src/application/resolution/read-graph-columns.js';
 import { readGraphVersion } from '../../src/persistence/organization-repository.js';
-import { createGraphSnapshotBuildStep, MOVING_BUILD_MS } from '../../src/workers/graph-snapshot-builder.js';
+import {
+  createGraphSnapshotBuildStep,
+  MOVING_BUILD_MS,
+  MOVING_BUILD_SOON_MS,
+} from '../../src/workers/graph-snapshot-builder.js';
 import { toProviderView } from '../../src/persistence/provider-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { newOrganization, providerWithService, variedOrganization } from '../helpers/graph-fixtures.js';
@@ -271,7 +275,7 @@ test.serial(
 );
 
 test.serial(
-  'a changed graph is built at once when enough ids were written since its latest snapshot, moving or not',
+  'a moving graph is built sooner when enough ids were written since its latest snapshot, through the graph cache',
   async (t) => {
     const o = await variedOrganization(svc, 'many');
     const db = svc.service.deps.db;
@@ -284,16 +288,25 @@ test.serial(
     while ((await drain()) !== undefined);
     // Each provider with its service and schedule: three ids written.
     const loaded: string[] = [];
+    let at = Date.now();
     const step = createGraphSnapshotBuildStep({
       db,
-      clock: () => new Date(),
+      clock: () => new Date(at),
       movingBuildIds: 6,
       loadGraph: async (id) => (loaded.push(id), (await cache(id)).snapshotStored),
     });
     await providerWithService(o.o, { externalId: 'one' });
     t.is(await step(), undefined, 'three ids written since its snapshot, first seen: not yet');
+    at += MOVING_BUILD_SOON_MS / 2;
     await providerWithService(o.o, { externalId: 'two' });
-    t.is(await step(), o.id, 'six ids written since its snapshot: built though it moved since the previous step');
+    t.is(
+      await step(),
+      undefined,
+      'six ids written, moved since the previous step, due for less than MOVING_BUILD_SOON_MS',
+    );
+    at += MOVING_BUILD_SOON_MS / 2;
+    await providerWithService(o.o, { externalId: 'three' });
+    t.is(await step(), o.id, 'nine ids written, due for MOVING_BUILD_SOON_MS: built though it moved');
     t.deepEqual(
       (await snapshotRows(o.id)).map((r) => r.graph_version),
       [o.version, await readGraphVersion(db, o.id)],
