@@ -54,9 +54,9 @@ const BUILD_BOUND_MS = 300_000;
  * ten minutes (a bulk import, a seeding), builds the snapshot of one: a first one at once (later ones are made from it
  * and the changes); a later one once its version has not moved since the previous step (an edit in progress moves it:
  * its graph is built once it has settled, not after each change), or, one that keeps moving, once it has been due for
- * MOVING_BUILD_SOON_MS with `movingBuildIds` ids written since its latest snapshot, else for MOVING_BUILD_MS. One process at a time builds an
- * organization's snapshot, under a lease the others pass by. Returns the organization built, if any. The state
- * (versions seen at the previous step) is the step's own.
+ * MOVING_BUILD_SOON_MS with `movingBuildIds` ids written since its latest snapshot, else for MOVING_BUILD_MS. One
+ * process at a time builds an organization's snapshot, under a lease the others pass by. Returns the organization
+ * built, if any. The state (versions seen at the previous step, since when each has been due) is the step's own.
  *
  * A snapshot is made by `loadGraph` when given (the process's graph cache: it makes the current version from the graph
  * it holds, the latest stored snapshot or the rows, and stores its snapshot; the load is shared with a resolution
