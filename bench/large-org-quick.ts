@@ -169,12 +169,21 @@ async function firstResolution(
   return { ms, cpuMs, pgCpuMs, refused, rssBefore, rssPeak, memoryBefore, memoryAfter, phases: await phaseSums(s.url) };
 }
 
-/** Waits until the organization's current graph version has its snapshot stored (graph_snapshots). */
-async function waitForSnapshot(databaseUrl: string, organizationId: string) {
+/** Runs `fn` with a client of its own on the bench's PostgreSQL, ended after it. */
+async function withDb<T>(databaseUrl: string, fn: (db: pg.Client) => Promise<T>): Promise<T> {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
-  const t0 = performance.now();
   try {
+    return await fn(db);
+  } finally {
+    await db.end();
+  }
+}
+
+/** Waits until the organization's current graph version has its snapshot stored (graph_snapshots). */
+async function waitForSnapshot(databaseUrl: string, organizationId: string) {
+  const t0 = performance.now();
+  return withDb(databaseUrl, async (db) => {
     for (;;) {
       const r = await db.query(
         `SELECT count(*)::int AS parts, coalesce(sum(length(body)), 0)::bigint AS bytes FROM graph_snapshots s
@@ -186,16 +195,12 @@ async function waitForSnapshot(databaseUrl: string, organizationId: string) {
       if (performance.now() - t0 > 300_000) throw new Error('no graph snapshot stored within 300 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-  } finally {
-    await db.end();
-  }
+  });
 }
 
 /** How far the organization's latest stored snapshot is behind its graph: versions, and providers changed since. */
 async function snapshotLag(databaseUrl: string, organizationId: string): Promise<string> {
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  try {
+  return withDb(databaseUrl, async (db) => {
     const r = await db.query(
       `SELECT o.graph_version AS current, s.v AS latest, s.snapshots,
          (SELECT count(*) FROM providers p WHERE p.organization_id = o.id) AS providers,
@@ -213,9 +218,7 @@ async function snapshotLag(databaseUrl: string, organizationId: string): Promise
       ? `no snapshot stored, ${x.providers} providers`
       : `${x.snapshots} snapshot(s) stored during it, the latest ${Number(x.current) - Number(x.latest)} version(s) and ` +
           `${x.changed} provider writes behind the current one`;
-  } finally {
-    await db.end();
-  }
+  });
 }
 
 /**
@@ -223,30 +226,19 @@ async function snapshotLag(databaseUrl: string, organizationId: string): Promise
  * as after a graph change (or makes its graph from the latest one left).
  */
 async function dropSnapshots(databaseUrl: string, organizationId: string, above = -1) {
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  try {
-    await db.query('DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version > $2', [
-      organizationId,
-      above,
-    ]);
-  } finally {
-    await db.end();
-  }
+  await withDb(databaseUrl, (db) =>
+    db.query('DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version > $2', [organizationId, above]),
+  );
 }
 
 /** The organization's latest stored snapshot's version, or -1. */
 async function latestSnapshotVersion(databaseUrl: string, organizationId: string): Promise<number> {
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  try {
+  return withDb(databaseUrl, async (db) => {
     const r = await db.query('SELECT max(graph_version) AS v FROM graph_snapshots WHERE organization_id = $1', [
       organizationId,
     ]);
     return r.rows[0].v === null ? -1 : Number(r.rows[0].v);
-  } finally {
-    await db.end();
-  }
+  });
 }
 
 const rows: string[] = [];
