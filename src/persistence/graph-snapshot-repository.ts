@@ -41,7 +41,7 @@ const BUILD_LOCK = 'graph_snapshot:';
  * Stores the snapshot of an organization's graph at `graphVersion` under the organization's build lease: a
  * transaction-scoped advisory lock (safe behind a transaction pooler), so that of several processes that would store
  * the same version only the first builds it (`parts` is called under the lease, and only when the version is not
- * stored yet); the others wait for the lease and find it stored ('present'). All parts are written in one statement,
+ * stored yet in `format`, or `replace` is asked); the others wait for the lease and find it stored ('present'). All parts are written in one statement,
  * then the organization's snapshots of older versions written before `keepSince` are dropped (resolutions made on a
  * version read its snapshot for their candidates while it is kept). Everything, building included, is bounded by
  * `timeoutMs` rather than a request's bounds.
@@ -56,6 +56,8 @@ export async function writeGraphSnapshot(
     parts: () => Promise<Buffer[]>;
     now: Date;
     keepSince: Date;
+    /** The one stored at this version could not be used (damaged): write this one over it. */
+    replace?: boolean;
   },
 ): Promise<'written' | 'present'> {
   return db.transaction(async (tx) => {
@@ -70,11 +72,18 @@ export async function writeGraphSnapshot(
       values: [BUILD_LOCK + s.organizationId],
       query_timeout: timeoutMs + 1000,
     } as pg.QueryConfig);
-    const stored = await tx.query(
-      'SELECT 1 FROM graph_snapshots WHERE organization_id = $1 AND graph_version = $2 LIMIT 1',
+    const stored = await tx.query<{ format: number }>(
+      'SELECT format FROM graph_snapshots WHERE organization_id = $1 AND graph_version = $2 LIMIT 1',
       [s.organizationId, s.graphVersion],
     );
-    if ((stored.rowCount ?? 0) > 0) return 'present';
+    // One of another format (written before an upgrade) is never read again: replaced, as a damaged one asked to be.
+    if (stored.rows.length > 0) {
+      if (stored.rows[0]!.format === s.format && s.replace !== true) return 'present';
+      await tx.query('DELETE FROM graph_snapshots WHERE organization_id = $1 AND graph_version = $2', [
+        s.organizationId,
+        s.graphVersion,
+      ]);
+    }
     const parts = await s.parts();
     await tx.query({
       text: `INSERT INTO graph_snapshots (platform_id, organization_id, graph_version, format, part, parts, body, created_at)
@@ -96,12 +105,14 @@ export async function writeGraphSnapshot(
 
 /**
  * Organizations that have a stored graph snapshot (so a graph large enough to get one) but none of their current
- * version: their graph changed since. With each, the ids written (providers, services, calendar connections, as the
- * change record counts them) since its latest stored snapshot. At most `limit`, by id.
+ * version in `format`: their graph changed since, or the one stored is of an older format. With each, the ids written
+ * (providers, services, calendar connections, as the change record counts them) since its latest stored snapshot. At
+ * most `limit`, by id.
  */
 export async function listGraphsWithoutSnapshot(
   db: Queryable,
   limit: number,
+  format: number,
 ): Promise<{ organizationId: string; graphVersion: number; changedIds: number }[]> {
   const r = await db.query<{ id: string; graph_version: string; changed_ids: string }>(
     `SELECT o.id, o.graph_version,
@@ -110,9 +121,10 @@ export async function listGraphsWithoutSnapshot(
             (SELECT max(s.graph_version) FROM graph_snapshots s WHERE s.organization_id = o.id))) AS changed_ids
      FROM organizations o
      WHERE EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id)
-       AND NOT EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id AND s.graph_version = o.graph_version)
+       AND NOT EXISTS (SELECT 1 FROM graph_snapshots s
+                       WHERE s.organization_id = o.id AND s.graph_version = o.graph_version AND s.format = $2)
      ORDER BY o.id LIMIT $1`,
-    [limit],
+    [limit, format],
   );
   return r.rows.map((x) => ({
     organizationId: x.id,

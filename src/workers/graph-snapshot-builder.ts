@@ -10,6 +10,7 @@ import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
 import { readGraphColumns } from '../application/resolution/read-graph-columns.js';
 import { columnsFromChanges, latestChangesBase, maxChangedIds } from '../application/resolution/apply-graph-changes.js';
 import { DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS } from '../application/resolution/org-graph.js';
+import { GRAPH_COLUMNS_FORMAT } from '../application/resolution/graph-columns.js';
 import { createPollingWorker } from './polling-worker.js';
 import type { Worker } from './worker.js';
 
@@ -147,7 +148,7 @@ export function createGraphSnapshotBuildStep(deps: {
     // The record of graph changes of every organization (those without snapshots too) is kept as long as snapshots.
     await pruneGraphChanges(deps.db, new Date(deps.clock().getTime() - GRAPH_SNAPSHOT_KEEP_MS));
     const due = [
-      ...(await listGraphsWithoutSnapshot(deps.db, BATCH)).map((x) => ({ ...x, first: false })),
+      ...(await listGraphsWithoutSnapshot(deps.db, BATCH, GRAPH_COLUMNS_FORMAT)).map((x) => ({ ...x, first: false })),
       ...(await largeNeverStored()).map((x) => ({ ...x, changedIds: 0, first: true })),
     ];
     const now = deps.clock().getTime();

@@ -165,6 +165,57 @@ test('a damaged, cut or mislabelled snapshot is not used: the graph is read from
   t.false(await g.snapshotStored, 'a graph under snapshotMinProviders gets no snapshot');
 });
 
+test.serial(
+  'a snapshot of another format or damaged is written over by the next load; the builder rebuilds one of another format',
+  async (t) => {
+    const { id, version } = await variedOrganization(svc, 'over');
+    const db = svc.service.deps.db;
+    const clock = () => new Date();
+    const snapshots = createGraphSnapshots({ db, clock });
+    const load = () => createOrgGraphCache({ db, clock, snapshots, snapshotMinProviders: 0 })(id);
+    t.true(await (await load()).snapshotStored);
+    const stored = async () =>
+      (
+        await db.query('SELECT graph_version, format, body FROM graph_snapshots WHERE organization_id = $1', [id])
+      ).rows.map((r) => ({ version: Number(r.graph_version), format: r.format as number, body: r.body as Buffer }));
+    const [good] = await stored();
+    t.is(good!.version, version);
+
+    // Written before an upgrade: read from the rows, then stored in this format.
+    await db.query('UPDATE graph_snapshots SET format = format + 1 WHERE organization_id = $1', [id]);
+    const afterUpgrade = await load();
+    t.is(afterUpgrade.source, 'rows');
+    t.true(await afterUpgrade.snapshotStored);
+    t.is((await load()).source, 'snapshot', 'the next process reads the snapshot written over it');
+    t.true((await stored()).every((r) => r.format === good!.format));
+
+    // Damaged: the same.
+    const flipped = Buffer.from(good!.body);
+    flipped[Math.floor(flipped.length / 2)]! ^= 0xff;
+    await db.query('UPDATE graph_snapshots SET body = $2 WHERE organization_id = $1', [id, flipped]);
+    const afterDamage = await load();
+    t.is(afterDamage.source, 'rows');
+    t.true(await afterDamage.snapshotStored);
+    t.is((await load()).source, 'snapshot');
+    t.true(await sameAsRows(await load(), id));
+
+    // The builder: a graph whose current version's snapshot is of another format is due, and built once settled.
+    await db.query('UPDATE graph_snapshots SET format = format + 1 WHERE organization_id = $1', [id]);
+    const step = createGraphSnapshotBuildStep({ db, clock });
+    const builtBy = async () => {
+      const built: string[] = [];
+      for (let org = await step(); org !== undefined; org = await step()) built.push(org);
+      return built;
+    };
+    t.false((await builtBy()).includes(id), 'first seen: not yet settled');
+    t.true((await builtBy()).includes(id), 'settled over a step: built');
+    t.deepEqual(
+      (await stored()).map((r) => [r.version, r.format]),
+      [[version, good!.format]],
+    );
+  },
+);
+
 test('a graph loaded after its version moved is of the version its rows are of, and stored as that one', async (t) => {
   const { id, version } = await variedOrganization(svc, 'snap');
   const db = svc.service.deps.db;

@@ -70,10 +70,15 @@ export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) 
     },
     /**
      * Stores `columns` (of `key`'s version: readGraphColumns, encodeGraphColumns) as the version's snapshot under the
-     * organization's build lease (writeGraphSnapshot): 'present' when it was stored already, or by another process
-     * while this one waited for the lease (then nothing is compressed here); drops old versions' ones.
+     * organization's build lease (writeGraphSnapshot): 'present' when it was stored already in this format, or by
+     * another process while this one waited for the lease (then nothing is compressed here); drops old versions' ones.
+     * `replace`: the one stored at this version was found unusable (damaged), write over it.
      */
-    async write(key: GraphColumnsKey, columns: Buffer): Promise<'written' | 'present'> {
+    async write(
+      key: GraphColumnsKey,
+      columns: Buffer,
+      opts: { replace?: boolean } = {},
+    ): Promise<'written' | 'present'> {
       const now = deps.clock();
       return writeGraphSnapshot(deps.db, WRITE_TIMEOUT_MS, {
         organizationId: key.organizationId,
@@ -87,6 +92,7 @@ export function createGraphSnapshots(deps: { db: Database; clock: () => Date }) 
         },
         now,
         keepSince: new Date(now.getTime() - GRAPH_SNAPSHOT_KEEP_MS),
+        replace: opts.replace === true,
       });
     },
   };

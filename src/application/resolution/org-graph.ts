@@ -106,11 +106,17 @@ export function createOrgGraphCache(deps: {
     deps.onSnapshotProblem?.(organizationId, version, what);
   /** Writes a version's snapshot once the current request is answered; false when it was not written. */
   // Outside the call that loaded the graph: the write outlives its answer, and must not be cut off by its deadline.
-  const storeLater = (snapshots: GraphSnapshots, organizationId: string, version: number, columns: Buffer) =>
+  const storeLater = (
+    snapshots: GraphSnapshots,
+    organizationId: string,
+    version: number,
+    columns: Buffer,
+    replace: boolean,
+  ) =>
     runOutsideCallScope(() =>
       new Promise<void>((resolve) => setImmediate(resolve))
         .then(async () => {
-          await snapshots.write({ organizationId, graphVersion: version }, columns);
+          await snapshots.write({ organizationId, graphVersion: version }, columns, { replace });
           return true;
         })
         .catch((e: unknown) => {
@@ -154,10 +160,18 @@ export function createOrgGraphCache(deps: {
       snapshotStored: storeIfLarge(organizationId, made.graphVersion, made.view),
     });
   };
-  /** Stores a version's snapshot after the answer when the graph is large enough to have one (else false). */
-  const storeIfLarge = (organizationId: string, version: number, view: GraphColumnsView): Promise<boolean> =>
+  /**
+   * Stores a version's snapshot after the answer when the graph is large enough to have one (else false); `replace`:
+   * over the one stored at that version, found unusable.
+   */
+  const storeIfLarge = (
+    organizationId: string,
+    version: number,
+    view: GraphColumnsView,
+    replace = false,
+  ): Promise<boolean> =>
     deps.snapshots && view.counts.providers >= minProviders
-      ? storeLater(deps.snapshots, organizationId, version, view.buffer())
+      ? storeLater(deps.snapshots, organizationId, version, view.buffer(), replace)
       : Promise.resolve(false);
   const load = async (organizationId: string, version: number, base?: OrgGraph): Promise<OrgGraph> => {
     const now = deps.clock().getTime();
@@ -174,6 +188,8 @@ export function createOrgGraphCache(deps: {
       if (g) return g;
     }
     const snapshots = deps.snapshots;
+    /** The snapshot stored at `version` was found and could not be used (damaged): the one written replaces it. */
+    let unusable = false;
     if (snapshots) {
       const read = await snapshots.read({ organizationId, graphVersion: version }).catch((e: unknown) => ({
         found: false as const,
@@ -187,11 +203,13 @@ export function createOrgGraphCache(deps: {
             snapshotStored: Promise.resolve(true),
           });
         } catch (e) {
+          unusable = true;
           problem(organizationId, version, `unreadable ${(e as Error).message}`);
         }
-      } else if (read.reason !== 'missing')
+      } else if (read.reason !== 'missing') {
+        unusable = true;
         problem(organizationId, version, `${read.reason} ${read.detail ?? ''}`.trim());
-      else {
+      } else {
         // None of this version (the graph changed since its last one was stored): the latest one and what changed;
         // one newer than the graph held here when that one could not be brought forward (too many changes since).
         const g = await fromLatestSnapshot(snapshots, organizationId, version, now, heldVersion).catch((e: unknown) => {
@@ -207,7 +225,7 @@ export function createOrgGraphCache(deps: {
     const view = openGraphColumns(columns, { organizationId, graphVersion });
     return assembleColumnGraph(organizationId, graphVersion, view, now, {
       source: 'rows',
-      snapshotStored: storeIfLarge(organizationId, graphVersion, view),
+      snapshotStored: storeIfLarge(organizationId, graphVersion, view, unusable && graphVersion === version),
     });
   };
   /**
