@@ -7,9 +7,7 @@ import {
 } from '../persistence/graph-snapshot-repository.js';
 import { createGraphSnapshots, GRAPH_SNAPSHOT_KEEP_MS } from '../application/resolution/graph-snapshots.js';
 import { pruneGraphChanges } from '../persistence/graph-change-repository.js';
-import { readGraphColumns } from '../application/resolution/read-graph-columns.js';
-import { columnsFromChanges, latestChangesBase, maxChangedIds } from '../application/resolution/apply-graph-changes.js';
-import { DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS } from '../application/resolution/org-graph.js';
+import { createOrgGraphCache, DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS } from '../application/resolution/org-graph.js';
 import { GRAPH_COLUMNS_FORMAT } from '../application/resolution/graph-columns.js';
 import { createPollingWorker } from './polling-worker.js';
 import type { Worker } from './worker.js';
@@ -61,7 +59,8 @@ const BUILD_BOUND_MS = 300_000;
  *
  * A snapshot is made by `loadGraph` when given (the process's graph cache: it makes the current version from the graph
  * it holds, the latest stored snapshot or the rows, and stores its snapshot; the load is shared with a resolution
- * asking meanwhile, and leaves the graph warm there, brought forward from it at the next build), else here.
+ * asking meanwhile, and leaves the graph warm there, brought forward from it at the next build), else through a graph
+ * cache of its own, dropped after the build.
  */
 export function createGraphSnapshotBuildStep(deps: {
   db: Database;
@@ -76,29 +75,6 @@ export function createGraphSnapshotBuildStep(deps: {
   const snapshots = createGraphSnapshots(deps);
   /** Graphs due at the previous step: the version seen, and since when each has been due without being built. */
   let seen = new Map<string, { graphVersion: number; dueSince: number }>();
-  /**
-   * The columns of the organization's current version made from its latest stored snapshot before `graphVersion` and
-   * the rows changed since (labelled with the version the changes were read at), 'current' when that snapshot is of
-   * the current version already, or undefined (no record of the changes, or too many: the rows are read).
-   */
-  const fromLatestSnapshot = async (
-    organizationId: string,
-    graphVersion: number,
-  ): Promise<{ graphVersion: number; columns: Buffer } | 'current' | undefined> => {
-    // Let go once copied, before the new columns are gzipped and stored (columnsFromChanges).
-    const latest = await latestChangesBase(snapshots, organizationId, graphVersion);
-    if (latest === undefined) return undefined;
-    const { base, baseVersion } = latest;
-    const made = await columnsFromChanges(
-      deps.db,
-      organizationId,
-      base,
-      baseVersion,
-      maxChangedIds(base.columns!.counts.providers),
-    ).catch(() => undefined);
-    if (made?.status === 'current') return 'current';
-    return made?.status === 'made' ? { graphVersion: made.graphVersion, columns: made.view.buffer() } : undefined;
-  };
   const minProviders = deps.minProviders ?? DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS;
   /** Graphs found under minProviders, at the version they were counted at (counted again once they move). */
   let small = new Map<string, number>();
@@ -119,29 +95,26 @@ export function createGraphSnapshotBuildStep(deps: {
     return large;
   };
   /**
-   * Builds and stores the snapshot of the organization's current version (`graphVersion` when listed, or a later one
-   * when it moved since): from the latest stored snapshot and the changes since, else from the rows; each read in one
-   * snapshot of the database and labelled with the version it saw. False when nothing was stored.
+   * Builds and stores the snapshot of the organization's current version through a graph cache of its own, dropped
+   * after (so a process without `loadGraph` holds no graph): from the latest stored snapshot and the changes since,
+   * else from the rows, at any size. False when it was not stored.
    */
-  const build = async (organizationId: string, graphVersion: number): Promise<boolean> => {
-    const made = await fromLatestSnapshot(organizationId, graphVersion);
-    if (made === 'current') return false;
-    const { graphVersion: version, columns } = made ?? (await readGraphColumns(deps.db, organizationId));
-    await snapshots.write({ organizationId, graphVersion: version }, columns);
-    return true;
-  };
+  const build = async (organizationId: string): Promise<boolean> =>
+    (await createOrgGraphCache({ db: deps.db, clock: deps.clock, snapshots, snapshotMinProviders: 0 })(organizationId))
+      .snapshotStored;
   /**
-   * Builds under the organization's build lease: by `loadGraph` (else, or when the load did not store it, by `build`);
-   * false, nothing read, while another process holds the lease (its builder is reading the same rows).
+   * Builds under the organization's build lease: by `loadGraph` (else, or when the load did not store it, say under
+   * the cache's minimum, by `build`); false, nothing read, while another process holds the lease (its builder is
+   * reading the same rows).
    */
-  const buildLeased = async (organizationId: string, graphVersion: number): Promise<boolean> =>
+  const buildLeased = async (organizationId: string): Promise<boolean> =>
     (await withGraphBuildLease(
       deps.db,
       organizationId,
       BUILD_BOUND_MS,
       async () =>
         (deps.loadGraph !== undefined && (await deps.loadGraph(organizationId).catch(() => false))) ||
-        build(organizationId, graphVersion),
+        build(organizationId),
     )) === true;
   const movingBuildIds = deps.movingBuildIds ?? MOVING_BUILD_IDS;
   return async function buildStep(): Promise<string | undefined> {
@@ -163,7 +136,7 @@ export function createGraphSnapshotBuildStep(deps: {
         before?.graphVersion === graphVersion ||
         (changedIds >= movingBuildIds && dueFor >= MOVING_BUILD_SOON_MS) ||
         dueFor >= MOVING_BUILD_MS;
-      if (built === undefined && ready && (await buildLeased(organizationId, graphVersion))) built = organizationId;
+      if (built === undefined && ready && (await buildLeased(organizationId))) built = organizationId;
       else next.set(organizationId, { graphVersion, dueSince });
     }
     seen = next;
