@@ -201,6 +201,9 @@ function printFileTimes(timingFile, label) {
   writeLines(lines.join('\n'));
 }
 
+/** How many lines of a failure's report (its "not ok" line and ava's diagnostics) the recap at the end repeats. */
+const RECAP_LINES = 25;
+
 /** Runs ava with `args` on the `node` binary given, its TAP output to stdout: its counts of passed, failed and skipped tests. */
 async function runAva(node, args, { extraEnv = {}, label = 'main pass' } = {}) {
   const cli = join(root, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
@@ -211,8 +214,10 @@ async function runAva(node, args, { extraEnv = {}, label = 'main pass' } = {}) {
     env: { ...env, ...extraEnv, TEST_TIMING_FILE: timingFile },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const counts = { passed: 0, failed: 0, skipped: 0 };
+  const counts = { passed: 0, failed: 0, skipped: 0, failures: [] };
   let buffer = '';
+  // The failure being read: its "not ok" line and the first lines of ava's diagnostic block after it.
+  let failure;
   child.stdout.on('data', (chunk) => {
     buffer += chunk.toString();
     const end = buffer.lastIndexOf('\n') + 1;
@@ -220,12 +225,18 @@ async function runAva(node, args, { extraEnv = {}, label = 'main pass' } = {}) {
     buffer = buffer.slice(end);
     writeLines(lines);
     for (const line of lines.split('\n')) {
+      if (failure && /^ {2}/.test(line) && failure.length < RECAP_LINES) failure.push(line);
+      else failure = undefined;
       if (/^ok \d+/.test(line)) {
         if (/# SKIP/i.test(line)) counts.skipped++;
         else counts.passed++;
       } else if (/^not ok \d+/.test(line)) {
         if (/# TODO/i.test(line)) counts.skipped++;
-        else counts.failed++;
+        else {
+          counts.failed++;
+          failure = [`${label}: ${line}`];
+          counts.failures.push(failure);
+        }
       }
     }
   });
@@ -234,10 +245,10 @@ async function runAva(node, args, { extraEnv = {}, label = 'main pass' } = {}) {
   // ava ended badly without reporting a failed test: its TAP reporter throws on a test that outlived ava's timeout and
   // ava exits before the files after it ran (avajs/ava#3461). That is a failure of the run, whatever was counted.
   if (code !== 0 && counts.failed === 0) {
-    writeLines(
-      `not ok - ava exited with code ${code} before reporting a failure (a test past ava's timeout: see above)`,
-    );
+    const line = `not ok - ava exited with code ${code} before reporting a failure (a test past ava's timeout: see above)`;
+    writeLines(line);
     counts.failed++;
+    counts.failures.push([`${label}: ${line}`]);
   }
   printFileTimes(timingFile, label);
   const postgresAfter = postgresCpu();
@@ -255,6 +266,9 @@ async function finish(runs, failedChecks) {
   for (const stop of stops) await stop().catch(() => undefined);
   rmSync(dataDir, { recursive: true, force: true });
   const exitCode = code !== 0 || failed > 0 || passed === 0 ? 1 : 0;
+  // The failures again, at the end, where a CI log cut to its tail still shows them.
+  const failures = runs.flatMap((r) => r.failures ?? []);
+  if (failures.length > 0) console.log(`# failed tests:\n${failures.map((f) => f.join('\n')).join('\n')}`);
   console.log(`# whole run: ${elapsed()}`);
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(exitCode);
@@ -307,5 +321,6 @@ if (whole && mainNode !== process.execPath) {
   runs.push(run);
 }
 // Without Node.js 24 the run still tests what it can on the machine's Node, and counts the missing pass as a failure.
-if (whole && !fetched) runs.push({ passed: 0, failed: 1, skipped: 0, code: 1 });
+if (whole && !fetched)
+  runs.push({ passed: 0, failed: 1, skipped: 0, code: 1, failures: [['not ok - Node.js 24 could not be fetched']] });
 await finish(runs, 0);
