@@ -28,7 +28,10 @@ export function boundRedisReplies(client: object, ms: number): void {
   queue.addCommand = (...args: unknown[]) => {
     const reply = add(...args);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new RedisReplyTimeoutError(ms)), ms);
+      // Decided after the event loop's next poll for I/O (setImmediate runs after it): when the loop was held up past
+      // the bound (a busy host, a long collection), timers run before the sockets are read, and a reply that came in
+      // time would be taken for a missing one.
+      const timer = setTimeout(() => setImmediate(() => reject(new RedisReplyTimeoutError(ms))), ms);
       reply.then(
         (v) => {
           clearTimeout(timer);

@@ -56,3 +56,18 @@ test.serial(
     t.is(await redis.get('after'), 'resumed');
   },
 );
+
+test.serial(
+  'a reply that came in time is not taken for a missing one when the event loop was held up past the bound',
+  async (t) => {
+    await redis.set('held', 'up');
+    // The command is written, then this process is busy for longer than the bound (300 ms) while the reply arrives: the
+    // bound's timer and the reply are both due when the loop next turns.
+    const reply = redis.get('held');
+    // One turn of the loop writes it (node-redis writes on a later tick).
+    await new Promise((r) => setImmediate(r));
+    const until = Date.now() + 600;
+    while (Date.now() < until);
+    t.is(await reply, 'up');
+  },
+);

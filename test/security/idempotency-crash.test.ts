@@ -175,9 +175,12 @@ async function killMidConfirm(
     ),
   );
   await until('the confirm waits for the claim lock', async () => (await lockWaiters()) === 1);
-  await victim.kill('SIGKILL');
+  // The signal first, the wait for the process's exit after `afterKill`: the statement's lock_timeout (2 s) runs from
+  // the start of its wait, and a loaded host can take longer than that to report the exit.
+  process.kill(victim.pid, 'SIGKILL');
   const killedAt = Date.now();
   await afterKill(lock);
+  await victim.kill('SIGKILL');
   t.is((await sent).status, 0, 'the victim died before answering');
   return killedAt;
 }
