@@ -266,9 +266,12 @@ async function finish(runs, failedChecks) {
   for (const stop of stops) await stop().catch(() => undefined);
   rmSync(dataDir, { recursive: true, force: true });
   const exitCode = code !== 0 || failed > 0 || passed === 0 ? 1 : 0;
-  // The failures again, at the end, where a CI log cut to its tail still shows them.
+  // The failures again, at the end, where a CI log cut to its tail still shows them: their reports, then their names.
   const failures = runs.flatMap((r) => r.failures ?? []);
-  if (failures.length > 0) console.log(`# failed tests:\n${failures.map((f) => f.join('\n')).join('\n')}`);
+  if (failures.length > 0) {
+    console.log(`# failed tests, their reports:\n${failures.map((f) => f.join('\n')).join('\n')}`);
+    console.log(`# failed tests:\n${failures.map((f) => f[0]).join('\n')}`);
+  }
   console.log(`# whole run: ${elapsed()}`);
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(exitCode);
