@@ -154,6 +154,24 @@ export async function listGraphsNeverStored(
   return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
 }
 
+/**
+ * Organizations whose graph has no stored snapshot at all, whenever it last moved, after `after` by id (all from the
+ * first when undefined), at most `limit`, by id: a walk over every such organization, a page at a time.
+ */
+export async function listGraphsNeverStoredAfter(
+  db: Queryable,
+  opts: { after: string | undefined; limit: number },
+): Promise<{ organizationId: string; graphVersion: number }[]> {
+  const r = await db.query<{ id: string; graph_version: string }>(
+    `SELECT o.id, o.graph_version FROM organizations o
+     WHERE ($1::text IS NULL OR o.id > $1)
+       AND NOT EXISTS (SELECT 1 FROM graph_snapshots s WHERE s.organization_id = o.id)
+     ORDER BY o.id LIMIT $2`,
+    [opts.after ?? null, opts.limit],
+  );
+  return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
+}
+
 /** Prefix of the advisory-lock key of an organization's snapshot builder lease (hashed with its id). */
 const BUILDER_LEASE = 'graph_snapshot_builder:';
 

@@ -2,6 +2,7 @@ import type { Database } from '../persistence/database.js';
 import {
   hasAtLeastProviders,
   listGraphsNeverStored,
+  listGraphsNeverStoredAfter,
   listGraphsWithoutSnapshot,
   withGraphBuildLease,
 } from '../persistence/graph-snapshot-repository.js';
@@ -50,7 +51,9 @@ const BUILD_BOUND_MS = 300_000;
 /**
  * One step of the graph snapshot builder: among the organizations whose graph has had a stored snapshot but has none
  * of its current version, and those of `minProviders` or more providers that never had one and moved within the last
- * ten minutes (a bulk import, a seeding), builds the snapshot of one: a first one at once (later ones are made from it
+ * ten minutes (a bulk import, a seeding) or are the next one of the step's walk over every graph never stored (from
+ * its first run on, a page a step: graphs that were there before snapshots, or written while no builder ran), builds
+ * the snapshot of one: a first one at once (later ones are made from it
  * and the changes); a later one once its version has not moved since the previous step (an edit in progress moves it:
  * its graph is built once it has settled, not after each change), or, one that keeps moving, once it has been due for
  * MOVING_BUILD_SOON_MS with `movingBuildIds` ids written since its latest snapshot, else for MOVING_BUILD_MS. One
@@ -60,7 +63,7 @@ const BUILD_BOUND_MS = 300_000;
  * A snapshot is made by `loadGraph` when given (the process's graph cache: it makes the current version from the graph
  * it holds, the latest stored snapshot or the rows, and stores its snapshot; the load is shared with a resolution
  * asking meanwhile, and leaves the graph warm there, brought forward from it at the next build), else through a graph
- * cache of its own, dropped after the build.
+ * cache of its own, dropped after the build. Its `walking()` says whether the walk has graphs left to look at.
  */
 export function createGraphSnapshotBuildStep(deps: {
   db: Database;
@@ -78,7 +81,33 @@ export function createGraphSnapshotBuildStep(deps: {
   const minProviders = deps.minProviders ?? DEFAULT_GRAPH_SNAPSHOT_MIN_PROVIDERS;
   /** Graphs found under minProviders, at the version they were counted at (counted again once they move). */
   let small = new Map<string, number>();
-  /** Graphs that moved within the window and never had a snapshot, of minProviders or more providers. */
+  /**
+   * The walk over every graph never stored, from the step's first run on (graphs that moved long before it: data that
+   * was there before snapshots, or written straight into the tables while no builder ran), once per process: the last
+   * organization looked at, and the large one found and not yet tried (it stays due until a build of it is tried).
+   * Undefined once it has been over them all.
+   */
+  let walk:
+    | { after: string | undefined; found: { organizationId: string; graphVersion: number } | undefined }
+    | undefined = { after: undefined, found: undefined };
+  /** The walk's large graph found and not yet tried, else the next one of a page (counted in order up to it). */
+  const walkStep = async () => {
+    if (walk === undefined) return [];
+    if (walk.found) return [walk.found];
+    const page = await listGraphsNeverStoredAfter(deps.db, { after: walk.after, limit: BATCH });
+    for (const x of page) {
+      walk.after = x.organizationId;
+      if (small.get(x.organizationId) === x.graphVersion) continue;
+      if (await hasAtLeastProviders(deps.db, x.organizationId, minProviders)) return [(walk.found = x)];
+      small.set(x.organizationId, x.graphVersion);
+    }
+    if (page.length < BATCH) walk = undefined;
+    return [];
+  };
+  /**
+   * Graphs that never had a snapshot, of minProviders or more providers: those that moved within the window, and the
+   * next one of the walk.
+   */
   const largeNeverStored = async () => {
     const moved = await listGraphsNeverStored(deps.db, {
       movedSince: new Date(deps.clock().getTime() - FIRST_SNAPSHOT_WINDOW_MS),
@@ -90,6 +119,7 @@ export function createGraphSnapshotBuildStep(deps: {
       if (await hasAtLeastProviders(deps.db, x.organizationId, minProviders)) large.push(x);
       else small.set(x.organizationId, x.graphVersion);
     }
+    for (const x of await walkStep()) if (!large.some((y) => y.organizationId === x.organizationId)) large.push(x);
     // Bounded: past 500 the earliest found go (one let go is only counted again, once).
     if (small.size > 10 * BATCH) small = new Map([...small].slice(-5 * BATCH));
     return large;
@@ -117,7 +147,7 @@ export function createGraphSnapshotBuildStep(deps: {
         build(organizationId),
     )) === true;
   const movingBuildIds = deps.movingBuildIds ?? MOVING_BUILD_IDS;
-  return async function buildStep(): Promise<string | undefined> {
+  const buildStep = async (): Promise<string | undefined> => {
     // The record of graph changes of every organization (those without snapshots too) is kept as long as snapshots.
     await pruneGraphChanges(deps.db, new Date(deps.clock().getTime() - GRAPH_SNAPSHOT_KEEP_MS));
     const due = [
@@ -136,12 +166,16 @@ export function createGraphSnapshotBuildStep(deps: {
         before?.graphVersion === graphVersion ||
         (changedIds >= movingBuildIds && dueFor >= MOVING_BUILD_SOON_MS) ||
         dueFor >= MOVING_BUILD_MS;
-      if (built === undefined && ready && (await buildLeased(organizationId))) built = organizationId;
+      const tried = built === undefined && ready;
+      if (tried && walk?.found?.organizationId === organizationId) walk.found = undefined;
+      if (tried && (await buildLeased(organizationId))) built = organizationId;
       else next.set(organizationId, { graphVersion, dueSince });
     }
     seen = next;
     return built;
   };
+  /** Whether the walk over every graph never stored has graphs left to look at (steps that build nothing go on with it). */
+  return Object.assign(buildStep, { walking: () => walk !== undefined });
 }
 
 /**

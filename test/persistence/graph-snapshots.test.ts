@@ -408,11 +408,6 @@ test.serial(
   'a large graph that never had a snapshot gets its first from the builder once found, moving or not: loaded by the graph cache, or read here without one',
   async (t) => {
     const db = svc.service.deps.db;
-    // Three providers each: "large" against a minimum of 3; one with a single provider stays under it.
-    const imported = await variedOrganization(svc, 'first');
-    const alone = await variedOrganization(svc, 'first');
-    const small = await newOrganization(svc, `first-small-${Date.now()}`);
-    await providerWithService(small, { externalId: 'only' });
     const snapshots = createGraphSnapshots({ db, clock: () => new Date() });
     const cache = createOrgGraphCache({ db, clock: () => new Date(), snapshots, snapshotMinProviders: 3 });
     const loaded: string[] = [];
@@ -427,18 +422,45 @@ test.serial(
         minProviders: 3,
         ...(withCache ? { loadGraph } : {}),
       });
+      /** Steps until one builds nothing and the walk over the graphs never stored is over: what they built. */
       return async () => {
         const built: string[] = [];
-        for (let org = await step(); org !== undefined; org = await step()) built.push(org);
-        return built;
+        for (;;) {
+          const org = await step();
+          if (org !== undefined) built.push(org);
+          else if (!step.walking()) return built;
+        }
       };
     };
-    const mine = (built: string[]) => built.filter((id) => [imported.id, alone.id, small.org.id].includes(id));
-
-    // Ten minutes after their last moves, graphs that never had a snapshot are no longer looked at.
+    // A builder whose walk over every graph never stored is over before the graphs below exist.
     const late = steps(() => new Date(Date.now() + 11 * 60_000), true);
     await late();
-    t.deepEqual(mine(await late()), [], 'moved more than ten minutes ago: left to the resolving process');
+    // Three providers each: "large" against a minimum of 3; one with a single provider stays under it.
+    const imported = await variedOrganization(svc, 'first');
+    const alone = await variedOrganization(svc, 'first');
+    const small = await newOrganization(svc, `first-small-${Date.now()}`);
+    await providerWithService(small, { externalId: 'only' });
+    const mine = (built: string[]) => built.filter((id) => [imported.id, alone.id, small.org.id].includes(id));
+
+    // Ten minutes after their last moves, graphs that never had a snapshot are no longer looked at, but by the walk of
+    // a builder that starts.
+    t.deepEqual(
+      mine(await late()),
+      [],
+      'moved more than ten minutes ago, after its walk: left to the resolving process',
+    );
+    const restarted = steps(() => new Date(Date.now() + 11 * 60_000), false);
+    t.deepEqual(
+      mine(await restarted()).sort(),
+      [imported.id, alone.id].sort(),
+      'found by the walk of a builder started since: built',
+    );
+    t.true(
+      (await snapshotRows(imported.id)).length === 1 && (await snapshotRows(alone.id)).length === 1,
+      'one snapshot each',
+    );
+    // Gone again, for the builder below to find them as moved within ten minutes.
+    await db.query('DELETE FROM graph_snapshots WHERE organization_id = ANY($1)', [[imported.id, alone.id]]);
 
     const builder = steps(() => new Date(), true);
     t.deepEqual(mine(await builder()).sort(), [imported.id, alone.id].sort(), 'found: built at once');
