@@ -53,12 +53,12 @@ const BUILD_BOUND_MS = 300_000;
  * of its current version, and those of `minProviders` or more providers that never had one and moved within the last
  * ten minutes (a bulk import, a seeding) or are the next one of the step's walk over every graph never stored (from
  * its first run on, a page a step: graphs that were there before snapshots, or written while no builder ran), builds
- * the snapshot of one: a first one at once (later ones are made from it
- * and the changes); a later one once its version has not moved since the previous step (an edit in progress moves it:
- * its graph is built once it has settled, not after each change), or, one that keeps moving, once it has been due for
- * MOVING_BUILD_SOON_MS with `movingBuildIds` ids written since its latest snapshot, else for MOVING_BUILD_MS. One
- * process at a time builds an organization's snapshot, under a lease the others pass by. Returns the organization
- * built, if any. The state (versions seen at the previous step, since when each has been due) is the step's own.
+ * the snapshot of one: a first one at once (later ones are made from it and the changes); a later one once its version
+ * has not moved since the previous step (an edit in progress moves it: its graph is built once it has settled, not
+ * after each change), or, one that keeps moving, once it has been due for MOVING_BUILD_SOON_MS with `movingBuildIds`
+ * ids written since its latest snapshot, else for MOVING_BUILD_MS. One process at a time builds an organization's
+ * snapshot, under a lease the others pass by. Returns the organization built, if any. The state (versions seen at the
+ * previous step, since when each has been due, the walk) is the step's own.
  *
  * A snapshot is made by `loadGraph` when given (the process's graph cache: it makes the current version from the graph
  * it holds, the latest stored snapshot or the rows, and stores its snapshot; the load is shared with a resolution
