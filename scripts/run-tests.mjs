@@ -225,7 +225,7 @@ async function runAva(node, args, { extraEnv = {}, label = 'main pass' } = {}) {
     buffer = buffer.slice(end);
     writeLines(lines);
     for (const line of lines.split('\n')) {
-      if (failure && /^ {2}/.test(line) && failure.length < RECAP_LINES) failure.push(line);
+      if (failure && /^( {2}|# {3})/.test(line) && failure.length < RECAP_LINES) failure.push(line);
       else failure = undefined;
       if (/^ok \d+/.test(line)) {
         if (/# SKIP/i.test(line)) counts.skipped++;
