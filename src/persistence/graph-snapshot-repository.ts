@@ -41,10 +41,10 @@ const BUILD_LOCK = 'graph_snapshot:';
  * Stores the snapshot of an organization's graph at `graphVersion` under the organization's build lease: a
  * transaction-scoped advisory lock (safe behind a transaction pooler), so that of several processes that would store
  * the same version only the first builds it (`parts` is called under the lease, and only when the version is not
- * stored yet in `format`, or `replace` is asked); the others wait for the lease and find it stored ('present'). All parts are written in one statement,
- * then the organization's snapshots of older versions written before `keepSince` are dropped (resolutions made on a
- * version read its snapshot for their candidates while it is kept). Everything, building included, is bounded by
- * `timeoutMs` rather than a request's bounds.
+ * stored yet in `format`, or `replace` is asked); the others wait for the lease and find it stored ('present'). All
+ * parts are written in one statement, then the organization's snapshots of older versions written before `keepSince`
+ * are dropped (resolutions made on a version read its snapshot for their candidates while it is kept). Everything,
+ * building included, is bounded by `timeoutMs` rather than a request's bounds.
  */
 export async function writeGraphSnapshot(
   db: Database,

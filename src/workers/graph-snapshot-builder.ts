@@ -90,6 +90,13 @@ export function createGraphSnapshotBuildStep(deps: {
   let walk:
     | { after: string | undefined; found: { organizationId: string; graphVersion: number } | undefined }
     | undefined = { after: undefined, found: undefined };
+  /** Whether a graph has minProviders or more providers (counted no further); one under is remembered in `small`. */
+  const isLarge = async (x: { organizationId: string; graphVersion: number }): Promise<boolean> => {
+    if (small.get(x.organizationId) === x.graphVersion) return false;
+    if (await hasAtLeastProviders(deps.db, x.organizationId, minProviders)) return true;
+    small.set(x.organizationId, x.graphVersion);
+    return false;
+  };
   /** The walk's large graph found and not yet tried, else the next one of a page (counted in order up to it). */
   const walkStep = async () => {
     if (walk === undefined) return [];
@@ -97,9 +104,7 @@ export function createGraphSnapshotBuildStep(deps: {
     const page = await listGraphsNeverStoredAfter(deps.db, { after: walk.after, limit: BATCH });
     for (const x of page) {
       walk.after = x.organizationId;
-      if (small.get(x.organizationId) === x.graphVersion) continue;
-      if (await hasAtLeastProviders(deps.db, x.organizationId, minProviders)) return [(walk.found = x)];
-      small.set(x.organizationId, x.graphVersion);
+      if (await isLarge(x)) return [(walk.found = x)];
     }
     if (page.length < BATCH) walk = undefined;
     return [];
@@ -115,10 +120,7 @@ export function createGraphSnapshotBuildStep(deps: {
       limit: BATCH,
     });
     const large: typeof moved = [];
-    for (const x of moved) {
-      if (await hasAtLeastProviders(deps.db, x.organizationId, minProviders)) large.push(x);
-      else small.set(x.organizationId, x.graphVersion);
-    }
+    for (const x of moved) if (await isLarge(x)) large.push(x);
     for (const x of await walkStep()) if (!large.some((y) => y.organizationId === x.organizationId)) large.push(x);
     // Bounded: past 500 the earliest found go (one let go is only counted again, once).
     if (small.size > 10 * BATCH) small = new Map([...small].slice(-5 * BATCH));
@@ -174,7 +176,7 @@ export function createGraphSnapshotBuildStep(deps: {
     seen = next;
     return built;
   };
-  /** Whether the walk over every graph never stored has graphs left to look at (steps that build nothing go on with it). */
+  /** Whether the walk over the graphs never stored has some left to look at (steps that build nothing go on with it). */
   return Object.assign(buildStep, { walking: () => walk !== undefined });
 }
 
