@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase } from '../../src/persistence/database.js';
@@ -14,7 +15,8 @@ import type { TestService } from '../helpers/test-service.js';
 // `npm start` with SERVICE_PROCESSES=2 on private stores: the primary forks two node:cluster workers that share the
 // REST and gRPC ports. Requests reach both; a key revoked and an organization renamed through one worker are seen by
 // the other within the documented bounds; kill -9 of a worker under a burst of bookings is repaired by the primary
-// with no 5xx answer and no booking lost; SIGTERM to the primary stops the workers, then Redis and PostgreSQL.
+// with no 5xx answer and no booking lost; a connection handed to a worker killed before it took it is reset, not left
+// waiting; SIGTERM to the primary stops the workers, then Redis and PostgreSQL.
 const METRICS_TOKEN = 'procs-test-metrics-token-0123456789';
 const DAY_MS = 86_400_000;
 const customer = { name: 'Pat Doe', email: 'pat@example.com' };
@@ -108,6 +110,32 @@ async function whoAnswers(url: string, agent: Agent | false): Promise<{ pid: num
   if (x.kind !== 'answer' || x.status !== 200) return undefined;
   const pid = /^scheduling_process_info\{pid="(\d+)"\} 1$/m.exec(x.text)?.[1];
   return pid ? { pid: Number(pid), localPort: x.localPort } : undefined;
+}
+
+/**
+ * GET /healthz on a new TCP connection, written at once: 'answered' (a status line came back), 'reset' (the connection
+ * ended or failed with no byte), or 'waiting' (neither within `ms`).
+ */
+function rawHealthCheck(url: string, ms: number): Promise<'answered' | 'reset' | 'waiting'> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(u.port), u.hostname, () =>
+      socket.write(`GET /healthz HTTP/1.1\r\nHost: ${u.host}\r\nConnection: close\r\n\r\n`),
+    );
+    let got = '';
+    const settle = (outcome: 'answered' | 'reset' | 'waiting') => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => settle('waiting'), ms);
+    socket.on('data', (d: Buffer) => {
+      got += d.toString('latin1');
+      if (/^HTTP\/1\.1 \d{3}/.test(got)) settle('answered');
+    });
+    socket.on('error', () => settle('reset'));
+    socket.on('close', () => settle(got ? 'answered' : 'reset'));
+  });
 }
 
 /** Waits until `ok()` holds, at most `ms`; answers whether it held. */
@@ -400,10 +428,38 @@ test.serial(
       await db.close();
     }
 
+    // A connection the primary hands a worker that dies before taking it is closed (the client sees a reset and sends
+    // again), not held open with no byte for ever: with both workers stopped, each is handed one connection (round
+    // robin over the free workers), then one is killed and the other resumed.
+    const stopped = [workers[1]!, replacement!];
+    for (const pid of stopped) process.kill(pid, 'SIGSTOP');
+    const checks = [rawHealthCheck(url, 15_000), rawHealthCheck(url, 15_000)];
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      process.kill(stopped[0]!, 'SIGKILL');
+    } finally {
+      process.kill(stopped[1]!, 'SIGCONT');
+    }
+    const outcomes = await Promise.all(checks);
+    t.deepEqual(
+      outcomes.sort(),
+      ['answered', 'reset'],
+      "the resumed worker answers its connection; the killed one's is reset",
+    );
+    let third: number | undefined;
+    t.true(
+      await until(async () => {
+        const who = await whoAnswers(url, false);
+        if (who && ![...workers, replacement].includes(who.pid)) third = who.pid;
+        return third !== undefined;
+      }, 60_000),
+      `the primary forked a new worker again:\n${out.slice(-3000)}`,
+    );
+
     // SIGTERM to the primary: the workers drain and exit, then the private Redis and PostgreSQL stop.
     const redisPid = Number(readFileSync(join(dataDir, 'redis', 'redis.pid'), 'utf8'));
     const pgPid = Number(readFileSync(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const live = [workers[1]!, replacement!];
+    const live = [stopped[1]!, third!];
     t.true([redisPid, pgPid, ...live].every(processAlive));
     const stopStart = Date.now();
     proc.kill('SIGTERM');
