@@ -1,11 +1,12 @@
 import test, { type ExecutionContext } from 'ava';
+import { randomUUID } from 'node:crypto';
 import { createOrgGraphCache, type OrgGraph } from '../../src/application/resolution/org-graph.js';
 import { createGraphSnapshots } from '../../src/application/resolution/graph-snapshots.js';
 import { readGraphColumns } from '../../src/application/resolution/read-graph-columns.js';
 import { columnsFromChanges, readChangesBase } from '../../src/application/resolution/apply-graph-changes.js';
 import { readGraphVersion } from '../../src/persistence/organization-repository.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { providerWithService, variedOrganization, weekdays } from '../helpers/graph-fixtures.js';
+import { newOrganization, providerWithService, variedOrganization, weekdays } from '../helpers/graph-fixtures.js';
 import { loadOrgGraph } from '../helpers/record-org-graph.js';
 import { collectedAfterGc } from '../helpers/collected-after-gc.js';
 
@@ -115,6 +116,27 @@ test('after each kind of change the graph is made from the one held and the chan
     db.query('UPDATE organizations SET graph_version = graph_version + 1 WHERE id = $1', [id]),
   );
   t.deepEqual(problems, []);
+});
+
+test("a change that needs a string table of two bytes a character, and one that no longer does: each the whole load's columns", async (t) => {
+  // Strings are copied as bytes while both tables are of one encoding; these copies go from one to the other.
+  const o = await newOrganization(svc, `chgwide-${randomUUID().slice(0, 8)}`);
+  const id = o.org.id as string;
+  const made = [];
+  for (const externalId of ['w-1', 'w-2', 'w-3']) made.push(await providerWithService(o, { externalId }));
+  const db = svc.service.deps.db;
+  const graphs = createOrgGraphCache({ db, clock });
+  t.is((await graphs(id)).source, 'rows');
+  const middle = made[1]!.provider.id as string;
+  for (const [what, displayName] of [
+    ['a name outside latin1 in a latin1 graph', 'Dr. Zoë 名前'],
+    ['the only such name back to latin1', 'Dr. Zoë'],
+  ] as const) {
+    await o.platform.patch(`/api/v2/providers/${middle}`, { displayName });
+    const g = await graphs(id);
+    t.is(g.source, 'changes', `${what}: made from the graph held and its changes`);
+    await sameAsFullRead(t, id, g, what);
+  }
 });
 
 test('a new process makes the graph from the latest stored snapshot and the rows changed since', async (t) => {

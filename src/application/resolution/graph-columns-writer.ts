@@ -15,6 +15,7 @@ import {
   type GraphColumnsKey,
   type GraphColumnsView,
   type GraphParts,
+  type RawStrings,
   type SectionInfo,
 } from './graph-columns.js';
 
@@ -40,7 +41,8 @@ export interface GraphColumnsWriter {
    * Appends record `r` of `table` of other columns (`from`, of this format) as the record's values put one by one
    * would be: the same cells, strings and texts added in the same order (a provider's license rows with it), so that
    * columns made of copied records and of rows are byte for byte those of the rows. Each distinct string or text of
-   * `from` is looked up once, then its index reused.
+   * `from` is looked up once, then its index reused; a record's own strings (ids, names) are moved as bytes, and a
+   * service's or schedule's provider is found by where its copied provider went, with no string made.
    */
   copy(table: GraphWriterTable, from: GraphColumnsView, r: number): void;
   /** The columns as one buffer; every column of a table must hold as many cells as the others. */
@@ -135,14 +137,49 @@ class TextTable {
     if (!this.wide && NON_LATIN1.test(s)) this.widen();
     this.room(this.wide ? 2 * s.length : s.length);
     this.bytes += this.text.write(s, this.bytes, this.wide ? 'utf16le' : 'latin1');
-    this.units += s.length;
-    if (this.count + 2 > this.offsets.length) {
-      const more = new Float64Array(this.offsets.length * 2);
-      more.set(this.offsets);
-      this.offsets = more;
-    }
+    return this.ended(s.length);
+  }
+
+  /**
+   * Adds string `i` of another table as `add` would add it (the same bytes), moved as bytes when both tables are of
+   * one encoding: no string is made.
+   */
+  addRaw(from: RawStrings, i: number): number {
+    const start = from.offsets[i]!;
+    const units = from.offsets[i + 1]! - start;
+    if (!(units >= 0) || i < 0) throw new GraphColumnsError('strings: index out of range');
+    const unit = from.wide ? 2 : 1;
+    if (from.wide !== this.wide)
+      return this.add(from.bytes.toString(from.wide ? 'utf16le' : 'latin1', start * unit, (start + units) * unit));
+    const bytes = units * unit;
+    this.room(bytes);
+    const src = from.bytes;
+    const at = start * unit;
+    // Ids and names are a few dozen bytes: a loop is cheaper than a call that copies.
+    if (bytes <= 64) for (let k = 0; k < bytes; k++) this.text[this.bytes + k] = src[at + k]!;
+    else src.copy(this.text, this.bytes, at, at + bytes);
+    this.bytes += bytes;
+    return this.ended(units);
+  }
+
+  /** Room for `bytes` more bytes and `count` more strings (a copy of a table of that size grows it once). */
+  reserve(bytes: number, count: number): void {
+    this.room(bytes);
+    if (this.count + count + 1 > this.offsets.length) this.grow(this.count + count + 1);
+  }
+
+  /** Ends the string of `units` code units just written; returns its index. */
+  private ended(units: number): number {
+    this.units += units;
+    if (this.count + 2 > this.offsets.length) this.grow(this.offsets.length * 2);
     this.offsets[++this.count] = this.units;
     return this.count - 1;
+  }
+
+  private grow(size: number): void {
+    const more = new Float64Array(size);
+    more.set(this.offsets);
+    this.offsets = more;
   }
 
   size(): number {
@@ -217,6 +254,15 @@ function createProviderIds(strings: TextTable) {
       ids.push(id);
       indexes.push(i);
       return i;
+    },
+    /** How many providers were added. */
+    size(): number {
+      return ids.length;
+    },
+    /** The string index of the provider added `k`th (from 0), which the next indexOf looks next to. */
+    indexAt(k: number): number {
+      last = k;
+      return indexes[k]!;
     },
     /** The string index of provider id `id`, or -1 (no provider has it). */
     indexOf(id: string): number {
@@ -344,10 +390,15 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
       fields.map((f) => from.cells(table, f));
     const stringAt = new Int32Array(from.stringCount).fill(-1);
     const textAt = new Int32Array(from.textCount).fill(-1);
+    /** Each copied provider's place among the providers here, by its id's string index there (-1: not copied). */
+    const providerIdAt = new Int32Array(from.stringCount).fill(-1);
+    const raw = from.rawStrings();
+    // A copy of most records adds about as many strings: the table grows once, not by doubling.
+    strings.reserve(raw.bytes.length, from.stringCount);
     /** A cell of kind STRING, NUMBER, JSON or a constant, written into `column` as its value would be. */
     const copyCell = (column: Column, kind: number, v: number, unique: boolean) => {
       if (kind === CELL.STRING) {
-        if (unique) column.push(kind, strings.add(from.strOnce(v)));
+        if (unique) column.push(kind, strings.addRaw(raw, v));
         else {
           let i = stringAt[v]!;
           if (i < 0) i = stringAt[v] = strings.ref(from.strOnce(v));
@@ -364,6 +415,7 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
     };
     return {
       copyCell,
+      providerIdAt,
       cells: {
         providers: open('providers', PROVIDER_FIELDS),
         services: open('services', SERVICE_FIELDS),
@@ -393,12 +445,15 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
         const kind = cells[f]!.kinds[r]!;
         const v = cells[f]!.values[r]!;
         const column = out[f]!;
-        if (kind === CELL.STRING && table === 'providers' && f === idField)
+        if (kind === CELL.STRING && table === 'providers' && f === idField) {
+          src.providerIdAt[v] = providerIds.size();
           column.push(kind, providerIds.add(from.strOnce(v)));
-        else if (kind === CELL.STRING && table !== 'providers' && f === providerIdFields[table])
-          // Refers to its provider's id string (as a row's does), found by the id.
-          writers[table][f]!(from.strOnce(v));
-        else if (kind === CELL.LICENSE_ROWS) {
+        } else if (kind === CELL.STRING && table !== 'providers' && f === providerIdFields[table]) {
+          // Refers to its provider's id string (as a row's does): the copied provider's, else found by the id.
+          const k = src.providerIdAt[v]!;
+          if (k >= 0) column.push(kind, providerIds.indexAt(k));
+          else writers[table][f]!(from.strOnce(v));
+        } else if (kind === CELL.LICENSE_ROWS) {
           const holder = column.length;
           column.push(kind, licenses[0]!.length);
           const holders = src.licenses[holderField]!.values;
@@ -452,16 +507,19 @@ export function createGraphColumnsWriter(opts: { shareByIdentity?: boolean } = {
       header.bytes = offset;
       const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
       const start = align8(8 + headerBytes.length);
-      const out = Buffer.alloc(start + offset);
+      // Not zero-filled first (tens of MB written twice on a large graph): each byte between the parts is zeroed below.
+      const out = Buffer.allocUnsafeSlow(start + offset);
       out.write(MAGIC, 0, 'latin1');
       out.writeUInt32LE(headerBytes.length, 4);
       headerBytes.copy(out, 8);
+      out.fill(0, 8 + headerBytes.length, start);
       for (let i = 0; i < sections.length; i++) {
         let at = start + infos[i]!.offset;
         for (const p of sections[i]!.parts) {
           out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at);
           at += p.byteLength;
         }
+        out.fill(0, at, i + 1 < sections.length ? start + infos[i + 1]!.offset : out.length);
       }
       return out;
     },

@@ -183,6 +183,11 @@ export interface GraphColumnsView {
   str(i: number): string;
   /** The JSON text of the text table at `i` (cells of kind JSON_SHARED and JSON_OWN index it), unparsed. */
   text(i: number): string;
+  /**
+   * The string table as stored: its text's bytes (latin1, or UTF-16 when `wide`) and each string's start in code units
+   * (string i is units offsets[i] to offsets[i + 1]), for a copy that moves strings without making them (the writer).
+   */
+  rawStrings(): RawStrings;
   /** `str` and `text` without keeping what they read (for a reader of each string once: a copy). */
   strOnce(i: number): string;
   textOnce(i: number): string;
@@ -199,6 +204,13 @@ export interface GraphColumnsView {
   sharedBytes(): number;
   /** Every record decoded (what decodeGraphColumns gives). */
   parts(): GraphParts;
+}
+
+/** A string table's stored form (GraphColumnsView.rawStrings). */
+export interface RawStrings {
+  bytes: Buffer;
+  offsets: Float64Array;
+  wide: boolean;
 }
 
 /** Opens columns made by `encodeGraphColumns`; throws GraphColumnsError as `decodeGraphColumns` does. */
@@ -283,7 +295,8 @@ function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
       if (!(i >= 0 && i < count)) throw new GraphColumnsError(`${name} index out of range`);
       return text.slice(offsets[i], offsets[i + 1]);
     };
-    return Object.assign(read, { once });
+    const raw = (): RawStrings => ({ bytes: buf.subarray(b.from, b.to), offsets, wide: encoding === 'utf16le' });
+    return Object.assign(read, { once, raw });
   };
   const str = table('strings');
   const jsonText = table('texts');
@@ -456,6 +469,7 @@ function openColumns(buf: Buffer, expected: GraphColumnsKey): GraphColumnsView {
     textCount: header.tables.texts,
     str,
     text: jsonText,
+    rawStrings: str.raw,
     strOnce: str.once,
     textOnce: jsonText.once,
     cells: (kind, field) => ({
