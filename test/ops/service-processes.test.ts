@@ -435,7 +435,8 @@ test.serial(
     for (const pid of stopped) process.kill(pid, 'SIGSTOP');
     const checks = [rawHealthCheck(url, 15_000), rawHealthCheck(url, 15_000)];
     try {
-      await new Promise((r) => setTimeout(r, 500));
+      // The primary (not stopped) accepts and hands off within milliseconds; 2 s leaves room for a loaded host.
+      await new Promise((r) => setTimeout(r, 2000));
       process.kill(stopped[0]!, 'SIGKILL');
     } finally {
       process.kill(stopped[1]!, 'SIGCONT');
