@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/load-config.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
 import { createLifetime, DRAIN_GRACE_MS } from './lifetime.js';
-import { closeStrandedConnections } from './close-stranded-connections.js';
+import { guardWorkerHandoffs } from './guard-worker-handoffs.js';
 import { startPrivateStores } from './start-private-stores.js';
 import { isWorkerReadyMessage, type WorkerReadyMessage } from './worker-ready-message.js';
 import { WORKER_STABLE_MS, workerRestartDelayMs } from './worker-restart-delay.js';
@@ -90,10 +90,7 @@ export async function startServicePrimary(config: Config, deps: { logger: Servic
         DATABASE_URL: urls.databaseUrl,
         SERVICE_WORKER_INDEX: String(slot.index),
       });
-      closeStrandedConnections(worker);
-      // A hand-off written to a worker that just died fails with EPIPE, reported as the worker's 'error', which
-      // would throw in the primary without a listener; the worker's 'exit' follows and restarts the slot.
-      worker.on('error', (err: Error) =>
+      guardWorkerHandoffs(worker, (err) =>
         logger.warn({ worker: slot.index, pid: worker.process.pid, err: err.message }, 'worker process channel failed'),
       );
       slot.worker = worker;

@@ -28,17 +28,23 @@ const isHandoffAnswer = (m: unknown): m is HandoffAnswer =>
   typeof (m as HandoffAnswer).ack === 'number';
 
 /**
- * Makes the primary close, once `worker` has exited, every connection it handed the worker that the worker never
- * answered for. Call it right after `cluster.fork()`.
+ * Keeps the primary whole and its clients answered when `worker` dies in the middle of a hand-off; call it right after
+ * `cluster.fork()`.
  *
  * node:cluster's round robin keeps the primary's copy of an accepted connection open until the worker answers the
  * hand-off, and closes it only then. A worker killed before it answers (killed with the message in its pipe, or
  * handed the connection in the instant between its death and the primary noticing it) never does, so the client
- * waited forever for a byte. Closed, the client sees its connection reset and sends again, as after any cut
- * connection. Node 20 to 24 have the same message shapes (ConnectionHandoff, HandoffAnswer); the test kills a worker
+ * waited for ever for a byte: once the worker has exited, the primary closes every connection it handed it that it
+ * never answered for, and the client sees its connection reset and sends again, as after any cut connection. Node 20
+ * to 24 have the same message shapes (ConnectionHandoff, HandoffAnswer); the service-processes test kills a worker
  * holding an unanswered hand-off and expects the reset.
+ *
+ * A message written to a worker that died before the primary read its death fails with EPIPE, which node reports as the
+ * worker's 'error' event: without a listener that would throw in the primary and stop the whole service. It goes to
+ * `onChannelError`; the worker's 'exit' follows.
  */
-export function closeStrandedConnections(worker: Worker): void {
+export function guardWorkerHandoffs(worker: Worker, onChannelError: (err: Error) => void): void {
+  worker.on('error', onChannelError);
   const child: ChildProcess = worker.process;
   const unanswered = new Map<number, { close(): void }>();
   const send = child.send;
