@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/load-config.js';
 import type { ServiceLogger } from '../observability/create-logger.js';
-import { createLifetime, DRAIN_GRACE_MS } from './lifetime.js';
 import { guardWorkerHandoffs } from './guard-worker-handoffs.js';
+import { createLifetime, DRAIN_GRACE_MS } from './lifetime.js';
 import { startPrivateStores } from './start-private-stores.js';
 import { isWorkerReadyMessage, type WorkerReadyMessage } from './worker-ready-message.js';
 import { WORKER_STABLE_MS, workerRestartDelayMs } from './worker-restart-delay.js';

@@ -185,9 +185,9 @@ export function createGraphSnapshotBuildStep(deps: {
  * settles (or keeps moving, see createGraphSnapshotBuildStep), the snapshot of the new version is built here, so that
  * the first resolution on it in any process reads the snapshot, or a recent one and few changes, instead of every row;
  * a large graph that never had one (a bulk import; or one that last moved long ago, found by the walk when the process
- * starts) gets its first here too, so that the first resolution after the
- * import need not read every row (else from the process that first loads it from its rows, org-graph.ts). One process
- * at a time builds an organization's snapshot, under a lease the others pass by.
+ * starts) gets its first here too, so that the first resolution after the import need not read every row (else from
+ * the process that first loads it from its rows, org-graph.ts). One process at a time builds an organization's
+ * snapshot, under a lease the others pass by.
  */
 export function createGraphSnapshotBuilder(
   deps: Parameters<typeof createGraphSnapshotBuildStep>[0] & { pollMs?: number },

@@ -3,7 +3,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase } from '../../src/persistence/database.js';
@@ -110,32 +109,6 @@ async function whoAnswers(url: string, agent: Agent | false): Promise<{ pid: num
   if (x.kind !== 'answer' || x.status !== 200) return undefined;
   const pid = /^scheduling_process_info\{pid="(\d+)"\} 1$/m.exec(x.text)?.[1];
   return pid ? { pid: Number(pid), localPort: x.localPort } : undefined;
-}
-
-/**
- * GET /healthz on a new TCP connection, written at once: 'answered' (a status line came back), 'reset' (the connection
- * ended or failed with no byte), or 'waiting' (neither within `ms`).
- */
-function rawHealthCheck(url: string, ms: number): Promise<'answered' | 'reset' | 'waiting'> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(u.port), u.hostname, () =>
-      socket.write(`GET /healthz HTTP/1.1\r\nHost: ${u.host}\r\nConnection: close\r\n\r\n`),
-    );
-    let got = '';
-    const settle = (outcome: 'answered' | 'reset' | 'waiting') => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => settle('waiting'), ms);
-    socket.on('data', (d: Buffer) => {
-      got += d.toString('latin1');
-      if (/^HTTP\/1\.1 \d{3}/.test(got)) settle('answered');
-    });
-    socket.on('error', () => settle('reset'));
-    socket.on('close', () => settle(got ? 'answered' : 'reset'));
-  });
 }
 
 /** Waits until `ok()` holds, at most `ms`; answers whether it held. */
@@ -433,7 +406,11 @@ test.serial(
     // robin over the free workers), then one is killed and the other resumed.
     const stopped = [workers[1]!, replacement!];
     for (const pid of stopped) process.kill(pid, 'SIGSTOP');
-    const checks = [rawHealthCheck(url, 15_000), rawHealthCheck(url, 15_000)];
+    // Each on a new connection: an answer, a reset with no answer, or no byte within the 20 s socket timeout.
+    const outcomeOf = (x: Exchange) =>
+      x.kind === 'answer' ? 'answered' : x.code === 'TIMEOUT' ? 'waiting' : x.answered ? 'cut off' : 'reset';
+    const health = () => exchange(url, false, 'GET', '/healthz', {}).then(outcomeOf);
+    const checks = [health(), health()];
     try {
       // The primary (not stopped) accepts and hands off within milliseconds; 2 s leaves room for a loaded host.
       await new Promise((r) => setTimeout(r, 2000));

@@ -147,7 +147,7 @@ class TextTable {
   addRaw(from: RawStrings, i: number): number {
     const start = from.offsets[i]!;
     const units = from.offsets[i + 1]! - start;
-    if (!(units >= 0) || i < 0) throw new GraphColumnsError('strings: index out of range');
+    if (!(units >= 0)) throw new GraphColumnsError('strings: index out of range');
     const unit = from.wide ? 2 : 1;
     if (from.wide !== this.wide)
       return this.add(from.bytes.toString(from.wide ? 'utf16le' : 'latin1', start * unit, (start + units) * unit));
