@@ -73,6 +73,10 @@ export async function startEmbeddedPostgres(opts: {
       'fsync=on',
       '-c',
       'max_connections=200',
+      // After a crash PostgreSQL makes the data directory durable before it replays the WAL. fsync (the default) opens
+      // and flushes its ~1,300 files one by one: 3.3-3.7 s of a restart on a loaded 2-core host; syncfs flushes the
+      // file system once, with the same guarantee on Linux >= 5.8 (errors reported), in well under a second.
+      ...(process.platform === 'linux' ? ['-c', 'recovery_init_sync_method=syncfs'] : []),
       ...(opts.extraFlags ?? []),
     ],
     onLog: keep,

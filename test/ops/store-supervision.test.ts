@@ -361,6 +361,14 @@ test.serial(
     const forPostgres = await bookableProvider(o, 'postgres-kill', 16);
     const pgAnswers = await killStoreDuringBurst(t, svc, o, 'postgres', forPostgres);
     await assertBookingsKept(t, svc, o, forPostgres.provider.id, pgAnswers);
+    // Crash recovery flushes the data directory once (syncfs), not file by file: most of a restart on a loaded host.
+    const db = createDatabase(embeddedDatabaseUrl(svc.dataDir), { max: 1 });
+    try {
+      const method = await db.query<{ recovery_init_sync_method: string }>('SHOW recovery_init_sync_method');
+      t.is(method.rows[0]?.recovery_init_sync_method, 'syncfs', 'the restarted PostgreSQL recovers with syncfs');
+    } finally {
+      await db.close();
+    }
     // What was booked before the first outage is still there after the second.
     await assertBookingsKept(t, svc, o, forRedis.provider.id, redisAnswers);
   },
