@@ -185,9 +185,10 @@ interface Waiter {
  * **Overload** (CoDel, as in Nichols and Jacobson's queue management and Facebook's adaptive queueing): when work has
  * kept waiting past a target (half the average service time, at least 50 ms) for two half-second intervals, in each
  * of which the queue has not drained and arrivals kept refilling it (a burst gets none: its clients wait for their
- * answers; two bursts that overlap refill it once), on a saturated event loop, the door is overloaded: arrivals that would wait past the target are refused at once (a
- * cheap answer), and so are waiters that have already waited past it. A queue that stands while the loop has room is
- * not overload: the limit grows instead. Each sign of overload keeps it for another 1.5 s; without one (the load has
+ * answers; two bursts that overlap refill it once), on a saturated event loop or with the limit at its maximum, the door
+ * is overloaded: arrivals that would wait past the target are refused at once (a cheap answer), and so are waiters that
+ * have already waited past it. A queue that stands while the loop has room and the limit can still grow is not
+ * overload: the limit grows instead. Each sign of overload keeps it for another 1.5 s; without one (the load has
  * gone) it ends by itself, so no state outlives the load for long: within 2 s of its last sign, a wait past the target
  * starts it again at once (clients sent away come back together after their Retry-After).
  */
@@ -262,13 +263,15 @@ export function createAdmissionQueue(o: AdmissionQueueOptions): AdmissionQueue {
     // An interval of long waits: a queue that still holds most of what it held and that arrivals kept refilling stood;
     // two such intervals on a saturated loop, with no drained one between, are a standing load (overloaded). One that
     // drained, or that nothing new joined (a burst draining slowly on a process short of CPU), did not, and one whose
-    // loop has room waits for the limit to grow.
+    // loop has room waits for the limit to grow, unless the limit is at its maximum: then the work waits on something
+    // downstream (PostgreSQL short of CPU) that running more at once would not speed up, and the queue would only grow
+    // its clients' waits up to the longest wait.
     const stood =
       waiting > 0 && waiting >= waitingAtMark * STANDING_SHARE && arrivedSinceMark >= startedSinceMark * STANDING_SHARE;
     // A burst's end (drained, or nothing new arrived) starts the count again; a loop that had room at this interval's
     // end only leaves it where it was: the measure is taken every 100 ms, and on a host short of CPU it flickers.
     if (!stood) standingIntervals = 0;
-    else if (saturated) standingIntervals++;
+    else if (saturated || limit >= maxLimit) standingIntervals++;
     if (standingIntervals >= STANDING_INTERVALS) {
       standingIntervals = 0;
       stillOverloaded(now);

@@ -373,6 +373,23 @@ test('a standing queue while the loop has room is not overload: the limit grows 
   await drain(q, run.slots);
 });
 
+test('a standing queue while the loop has room but the limit is at its maximum is overload: the rest is refused at once, waits stay near the target', async (t) => {
+  // 192 closed-loop clients of requests that wait 100 ms on PostgreSQL (short of CPU): the loop has room, so the limit
+  // grows to its maximum, and the 128 beyond it would wait two service times each for nothing.
+  const q = queueOf({ limit: 64 }, { share: 0.3 });
+  await teach(q, 100);
+  const run = await closedLoop(q, 192, 4000, 100);
+  t.is(q.queue.limit, 64, 'the limit grew to its maximum');
+  t.true(q.queue.overloaded, 'overloaded while the load stands');
+  t.true(run.refused > 0, 'work beyond what can start near the target is refused');
+  t.true(run.p99 <= 120, `admitted work waits about the 50 ms target, p99 ${run.p99} ms`);
+  // 64 at a time for 100 ms: 640 a second, 1,280 in the counted 2 s, is the most; refusing must not cost that.
+  t.true(run.done >= 1200, `throughput kept: ${run.done} in the last 2 s`);
+  await drain(q, run.slots);
+  await q.timers.advance(1600);
+  t.false(q.queue.overloaded, 'no state outlives the load');
+});
+
 test('work that waits on a lock (the loop has room) is not refused by a prediction: the limit grows and it starts in time', async (t) => {
   const q = queueOf({ limit: 64, maxWaitMs: 1000 }, { share: 0.2 });
   await teach(q, 300);
