@@ -21,9 +21,11 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
 /**
  * Large organizations (`npm run bench:large-org`, issue 26 item 4): for each size, one organization of that many
  * providers (with a service and a weekly schedule each) seeded straight into PostgreSQL, then a fresh service process
- * measured alone: its RSS idle, its peak RSS and the time of the first resolution (which loads the graph), its RSS and
- * heap after it, and warm resolutions (~10% eligible, 1 client) p50/p99, as ratios to a raw node:http hello-world's
- * mean latency of the same run. Before that: the first resolution at once after the bulk import (seeded while the
+ * with no warm-up (GRAPH_WARM_UP_SECONDS=0) measured alone: its RSS idle, its peak RSS and the time of the first
+ * resolution (which loads the graph), its RSS and heap after it, and warm resolutions (~10% eligible, 1 client)
+ * p50/p99, as ratios to a raw node:http hello-world's mean latency of the same run; then a new process with the
+ * defaults, which loads the graph from its snapshot before it serves: when it is ready and its first resolution; the
+ * steps after changes start from that one. Before that: the first resolution at once after the bulk import (seeded while the
  * service ran, its snapshot builder storing snapshots of the moving graph), in that process and in a new one (the
  * snapshots stored after the import dropped), with how far the latest snapshot was behind; the first resolution at once
  * in a new process with no snapshot (from the rows: the worst case), and the first resolution in a new process once
@@ -31,9 +33,10 @@ import { createSeededRandom } from '../test/helpers/seeded-random.js';
  * services and schedules) under new ids in SQL (one INSERT ... SELECT over generate_series per table).
  *   LARGE_ORG_SIZES=10000,100000   LARGE_ORG_WARM=30 (warm resolutions per size)
  *   LARGE_ORG_REPEAT=0 (then, per size, that many more pairs of fresh processes: the version's snapshot deleted and
- *   the first resolution from the rows, then a new process's first resolution from the snapshot it stored)
+ *   the first resolution from the rows, then a new process's first resolution from the snapshot it stored, no warm-up)
  *   LARGE_ORG_CHANGES=1 (0: skip) the first resolution after one provider edited and after LARGE_ORG_CHANGE_IMPORT=1000
- *   providers imported: in the process holding the graph, and in a new process (from the latest stored snapshot)
+ *   providers imported: in the process holding the graph, and in a new process (from the latest stored snapshot);
+ *   then a new process started right after one edit, before its version was stored (its warm-up makes the graph)
  * At 1,000,000 the service needs more than its defaults (read from this process's environment): e.g.
  *   SERVICE_NODE_ARGS=--max-old-space-size=6144 GRAPH_CACHE_MAX_MB=4096 PG_STATEMENT_TIMEOUT_MS=120000
  * (a first load from the rows sorts a million services and a million schedules in the first fetch of their cursors).
@@ -111,14 +114,18 @@ async function multiply(databaseUrl: string, organizationId: string, copies: num
 }
 
 /** Stops the service and starts a new one (`between` runs once the old one has stopped). */
-const restart = async (key: string, between?: () => Promise<void>) => {
+/** Stops the service and starts a new one (`between` runs while none runs; `env` adds settings to the defaults). */
+const restart = async (key: string, between?: () => Promise<void>, env: Record<string, string> = {}) => {
   await target?.close();
   await service?.process.stop();
   await between?.();
-  service = await startBenchService(stores, key, 'service');
+  service = await startBenchService(stores, key, 'service', env);
   target = createHttpTarget(service.url);
   return service;
 };
+
+/** Settings of a process that loads no graph before it serves (the cold first resolution the warm-up spares). */
+const NO_WARM_UP = { GRAPH_WARM_UP_SECONDS: '0' };
 
 const heapUsed = async (url: string) =>
   Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(await benchMetrics(url))?.[1] ?? NaN);
@@ -292,12 +299,11 @@ try {
     const latestAtEnd = await latestSnapshotVersion(stores.databaseUrl, lo.organizationId);
     const sameProcess = await atOnceIn(svc);
     // As the import left it: not the snapshots the resolution or the builder stored after it (once that process ended).
-    const newProcess = await atOnceIn(
-      await restart(key, () => dropSnapshots(stores.databaseUrl, lo.organizationId, latestAtEnd)),
-    );
+    const newService = await restart(key, () => dropSnapshots(stores.databaseUrl, lo.organizationId, latestAtEnd));
+    const newProcess = await atOnceIn(newService);
     const importLine =
       `  first resolution at once after the bulk import (${behind}): in the process that ran beside it ` +
-      `${fmtAtOnce(sameProcess)} | in a new process ${fmtAtOnce(newProcess)} | load ${formatLoad(machineInfo().loadAverage)}`;
+      `${fmtAtOnce(sameProcess)} | in a new process (ready ${newService.startMs.toFixed(0)} ms after its start) ${fmtAtOnce(newProcess)} | load ${formatLoad(machineInfo().loadAverage)}`;
     log(importLine);
     changeRows.push(`${size} providers,${importLine}`);
     // The worst case, measured first: a resolution comes at once, before any snapshot (one the builder of the process
@@ -342,8 +348,9 @@ try {
       `${mb(afterBuilder.rssPeak)} (${mb(afterBuilder.rssBefore)} before it)`;
     log(builderLine);
     changeRows.push(`${size} providers,${builderLine}`);
-    // A new process (a restart, another process of the pool) finds the version's snapshot.
-    const s2 = await restart(key);
+    // A new process (a restart, another process of the pool) finds the version's snapshot. Without the warm-up, so
+    // that its first resolution pays the load (and its idle RSS is that of a process holding no graph).
+    const s2 = await restart(key, undefined, NO_WARM_UP);
     const api2 = createBenchClient(target!, { key, headers: { 'service-organization-id': lo.organizationId }, tally });
     const call2 = httpResolutionCaller(api2);
     const rssIdle = rssOf(s2.pid);
@@ -381,6 +388,18 @@ try {
     log(line);
     log(`  RSS after the first resolution ${mb(rssAfterFirst)}; its phases (every attempt): ${firstPhases}`);
     log(`  snapshot: ${mb(written.bytes)} stored (${(written.bytes / size).toFixed(0)} B/provider)`);
+    // The same with the defaults: the process loads the graph from its snapshot before it serves (the warm-up).
+    const coldStartMs = s2.startMs;
+    const s3 = await restart(key);
+    const api3 = createBenchClient(target!, { key, headers: { 'service-organization-id': lo.organizationId }, tally });
+    const warmUp = await firstResolution(s3, httpResolutionCaller(api3), body);
+    const warmUpLine =
+      `  a new process with the warm-up (the default): ready ${s3.startMs.toFixed(0)} ms after its start ` +
+      `(${coldStartMs.toFixed(0)} ms without), first resolution ${warmUp.ms.toFixed(0)} ms wall ` +
+      `(${(warmUp.ms / rawMeanMs).toFixed(0)}x raw), CPU service ${warmUp.cpuMs.toFixed(0)} ms, peak RSS ` +
+      `${mb(warmUp.rssPeak)} (${mb(warmUp.rssBefore)} before it) | load ${formatLoad(machineInfo().loadAverage)}`;
+    log(warmUpLine);
+    changeRows.push(`${size} providers,${warmUpLine}`);
     if (CHANGES) {
       // The first resolution after a typical change: in the process holding the graph, then in a new process (the
       // latest stored snapshot); a made graph of the new version is stored after it, waited for before the next step.
@@ -388,15 +407,15 @@ try {
         `${x.ms.toFixed(0)} ms wall (${(x.ms / rawMeanMs).toFixed(0)}x raw), CPU service ${x.cpuMs.toFixed(0)} ms, ` +
         `PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, peak RSS ${mb(x.rssPeak)} (${mb(x.rssBefore)} before it; ${x.memoryBefore} before, ${x.memoryAfter} after)` +
         `${x.refused ? `, ${x.refused} x 503` : ''}`;
-      const edited = expectStatus(await api2.get('/api/v2/providers?limit=1'), 'a provider').body.data[0].id as string;
+      const edited = expectStatus(await api3.get('/api/v2/providers?limit=1'), 'a provider').body.data[0].id as string;
       let edits = 0;
-      const editOne = async (c: typeof api2) =>
+      const editOne = async (c: typeof api3) =>
         expectStatus(
           await c.request('PATCH', `/api/v2/providers/${edited}`, { displayName: `Dr. Edited ${++edits}` }),
           'provider edit',
         );
       let imports = 0;
-      const importSome = async (c: typeof api2) => {
+      const importSome = async (c: typeof api3) => {
         const batch = generateProviders(createSeededRandom(31 + imports), CHANGE_IMPORT, nowMs).map((g, i) => ({
           ...g,
           row: { ...g.row, externalId: `late-${imports}-${i}` },
@@ -415,7 +434,7 @@ try {
           );
         }
       };
-      const stepIn = async (what: string, s: BenchService, c: typeof api2, change: () => Promise<unknown>) => {
+      const stepIn = async (what: string, s: BenchService, c: typeof api3, change: () => Promise<unknown>) => {
         const t0 = performance.now();
         await change();
         const changeMs = performance.now() - t0;
@@ -427,8 +446,8 @@ try {
         log(line);
         changeRows.push(`${size} providers,${line}`);
       };
-      await stepIn('after one provider edited (graph held)', s2, api2, () => editOne(api2));
-      await stepIn(`after ${CHANGE_IMPORT} providers imported (graph held)`, s2, api2, () => importSome(api2));
+      await stepIn('after one provider edited (graph held)', s3, api3, () => editOne(api3));
+      await stepIn(`after ${CHANGE_IMPORT} providers imported (graph held)`, s3, api3, () => importSome(api3));
       const fresh = async () => {
         const p = await restart(key);
         return {
@@ -442,16 +461,35 @@ try {
       await stepIn(`in a new process after ${CHANGE_IMPORT} providers imported (stored snapshot)`, n2.p, n2.c, () =>
         importSome(n2.c),
       );
+      // A process started right after an edit, before a builder stored its version (the one that made it stops at
+      // once): its warm-up makes the graph from the latest stored snapshot and the change before it serves.
+      await editOne(n2.c);
+      let lag = '';
+      const n3 = await restart(key, async () => {
+        lag = await snapshotLag(stores.databaseUrl, lo.organizationId);
+      });
+      const afterEdit = await firstResolution(
+        n3,
+        httpResolutionCaller(
+          createBenchClient(target!, { key, headers: { 'service-organization-id': lo.organizationId }, tally }),
+        ),
+        body,
+      );
+      const startedLine =
+        `  a new process started right after one provider edited (${lag}): ready ${n3.startMs.toFixed(0)} ms after ` +
+        `its start, first resolution ${fmt(afterEdit)} | load ${formatLoad(machineInfo().loadAverage)}`;
+      log(startedLine);
+      changeRows.push(`${size} providers,${startedLine}`);
     }
     for (let i = 1; i <= REPEAT; i++) {
-      const again = async (between?: () => Promise<void>) => {
-        const p = await restart(key, between);
+      const again = async (between?: () => Promise<void>, env?: Record<string, string>) => {
+        const p = await restart(key, between, env);
         const a = createBenchClient(target!, { key, headers: { 'service-organization-id': lo.organizationId }, tally });
         return firstResolution(p, httpResolutionCaller(a), body);
       };
       const rowsAgain = await again(() => dropSnapshots(stores.databaseUrl, lo.organizationId));
       await waitForSnapshot(stores.databaseUrl, lo.organizationId);
-      const snapAgain = await again();
+      const snapAgain = await again(undefined, NO_WARM_UP);
       const fmt = (x: Awaited<ReturnType<typeof firstResolution>>) =>
         `${x.ms.toFixed(0)} ms wall, CPU service ${x.cpuMs.toFixed(0)} ms, PostgreSQL ${x.pgCpuMs.toFixed(0)} ms, ` +
         `peak RSS ${mb(x.rssPeak)}${x.refused ? `, ${x.refused} x 503` : ''}`;
@@ -465,7 +503,9 @@ try {
     verdicts.push(
       `${size} providers: peak RSS ${mb(peakRss)} (${peakRss <= 600 * 1024 * 1024 ? 'within' : 'over'} 600 MB), first ` +
         `resolution from the snapshot ${firstMs.toFixed(0)} ms wall (${(firstMs / rawMeanMs).toFixed(0)}x raw), ` +
-        `${firstCpuMs.toFixed(0)} ms service CPU (${firstCpuMs <= 2000 ? 'within' : 'over'} 2,000 ms) at load ${load}`,
+        `${firstCpuMs.toFixed(0)} ms service CPU (${firstCpuMs <= 2000 ? 'within' : 'over'} 2,000 ms) at load ${load}; ` +
+        `with the warm-up (the default) ${warmUp.ms.toFixed(0)} ms (${warmUp.ms <= 2000 ? 'within' : 'over'} 2,000 ms), ` +
+        `ready ${s3.startMs.toFixed(0)} ms after its start`,
     );
   }
   console.log('');

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from './config/load-config.js';
 import { bootstrapPlatform } from './application/bootstrap-platform.js';
 import { createResolutionDeps } from './application/resolution/create-resolution-deps.js';
+import { warmOrgGraphs } from './application/resolution/warm-org-graphs.js';
 import type { ResolutionDeps } from './application/resolution/resolution-deps.js';
 import type { OutboundLookup } from './application/outbound/guarded-lookup.js';
 import { createAuditStream } from './persistence/audit-stream.js';
@@ -61,9 +62,10 @@ export interface StartOptions {
 
 /**
  * Starts the service: private Redis / embedded PostgreSQL when no URLs are configured, migrations, platform bootstrap,
- * then the configured roles (gRPC server, workers, gateway). Every part registers its stop with one lifetime as it
- * starts, so a stop (or a failed start) stops them in the reverse order: gateway, workers, gRPC server, application,
- * metrics, store clients, private stores.
+ * with the gRPC role the warm-up of recently resolved large graphs (warmOrgGraphs), then the configured roles (gRPC
+ * server, workers, gateway). Every part registers its stop with one lifetime as it starts, so a stop (or a failed
+ * start) stops them in the reverse order: gateway, workers, gRPC server, application, metrics, store clients, private
+ * stores.
  */
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
   const clock = opts.clock ?? (() => new Date());
@@ -117,6 +119,29 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       config.roles.has('gateway') && config.roles.has('grpc') && config.grpcTarget === undefined
         ? randomBytes(16).toString('hex')
         : undefined;
+    if (config.roles.has('grpc')) {
+      // Before the process serves: the large graphs it is likely to be asked for first, so that their first
+      // resolution does not wait for the load (docs/capacity.md, Large organizations).
+      const warmed = await warmOrgGraphs({
+        db,
+        orgGraphs: deps.orgGraphs,
+        clock,
+        maxBytes: config.graphCacheMaxBytes,
+        budgetMs: config.graphWarmUpMs,
+      }).catch((err: unknown) => {
+        logger.warn({ err }, 'graph warm-up failed; serving without it');
+        return undefined;
+      });
+      if (warmed && (warmed.organizations.length > 0 || warmed.outOfTime))
+        logger.info(
+          {
+            organizations: warmed.organizations.length,
+            mb: Math.round(warmed.bytes / 2 ** 20),
+            outOfTime: warmed.outOfTime,
+          },
+          'graphs warmed up before serving',
+        );
+    }
     const grpcRole = config.roles.has('grpc')
       ? await startGrpcRole(config, { deps, stores, auditStream, admittedToken, lifetime, logger, metrics, tracing })
       : undefined;

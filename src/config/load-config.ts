@@ -40,6 +40,11 @@ export interface Config {
    * one statement (GRAPH_SNAPSHOT_MIN_PROVIDERS, default 2000; 0: every graph).
    */
   graphSnapshotMinProviders: number;
+  /**
+   * The longest a starting process spends loading the graphs of recently resolved large organizations from their
+   * snapshots before it serves (GRAPH_WARM_UP_SECONDS, default 30; 0: none), in milliseconds.
+   */
+  graphWarmUpMs: number;
   webhookRetryDelaysSeconds: number[];
   rateLimitPerMinute: number;
   /** Failed authentications per client address and minute; beyond, 429 (FAILED_AUTH_LIMIT_PER_MINUTE; 0 = none). */
@@ -263,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphCacheMaxBytes: intSetting(env, 'GRAPH_CACHE_MAX_MB', 256) * 1024 * 1024,
     graphCacheMaxProviders: env.GRAPH_CACHE_MAX_PROVIDERS ? intSetting(env, 'GRAPH_CACHE_MAX_PROVIDERS', 0) : undefined,
     graphSnapshotMinProviders: intSetting(env, 'GRAPH_SNAPSHOT_MIN_PROVIDERS', 2000),
+    graphWarmUpMs: intSetting(env, 'GRAPH_WARM_UP_SECONDS', 30) * 1000,
     webhookRetryDelaysSeconds: delays,
     rateLimitPerMinute: intSetting(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     failedAuthLimitPerMinute: intSetting(env, 'FAILED_AUTH_LIMIT_PER_MINUTE', 300),

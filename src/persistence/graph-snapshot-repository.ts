@@ -172,6 +172,27 @@ export async function listGraphsNeverStoredAfter(
   return r.rows.map((x) => ({ organizationId: x.id, graphVersion: Number(x.graph_version) }));
 }
 
+/**
+ * Organizations with a stored graph snapshot in `format` (a graph large enough to get one; of its current version or
+ * an earlier one) that had a resolution at or after `resolvedSince`, the most recently resolved first, at most `limit`:
+ * the graphs a process about to serve is likely to be asked for.
+ */
+export async function listRecentlyResolvedLargeGraphs(
+  db: Queryable,
+  opts: { resolvedSince: Date; format: number; limit: number },
+): Promise<string[]> {
+  const r = await db.query<{ id: string }>(
+    `SELECT s.organization_id AS id
+     FROM (SELECT DISTINCT organization_id FROM graph_snapshots WHERE format = $2) s
+     CROSS JOIN LATERAL (SELECT max(r.created_at) AS at FROM resolutions r
+                         WHERE r.organization_id = s.organization_id AND r.created_at >= $1) last
+     WHERE last.at IS NOT NULL
+     ORDER BY last.at DESC, s.organization_id LIMIT $3`,
+    [opts.resolvedSince, opts.format, opts.limit],
+  );
+  return r.rows.map((x) => x.id);
+}
+
 /** Prefix of the advisory-lock key of an organization's snapshot builder lease (hashed with its id). */
 const BUILDER_LEASE = 'graph_snapshot_builder:';
 

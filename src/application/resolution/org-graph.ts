@@ -170,9 +170,11 @@ export function createOrgGraphCache(deps: {
     view: GraphColumnsView,
     replace = false,
   ): Promise<boolean> =>
-    deps.snapshots && view.counts.providers >= minProviders
+    deps.snapshots && view.counts.providers >= minProviders && !readOnly.has(organizationId)
       ? storeLater(deps.snapshots, organizationId, version, view.buffer(), replace)
       : Promise.resolve(false);
+  /** Organizations whose load under way stores nothing (`store: false`: a warm-up); the builder stores their graph. */
+  const readOnly = new Set<string>();
   const load = async (organizationId: string, version: number, base?: OrgGraph): Promise<OrgGraph> => {
     const now = deps.clock().getTime();
     // From the graph this process held at an earlier version: only the rows changed since are read.
@@ -244,7 +246,15 @@ export function createOrgGraphCache(deps: {
     if (latest === undefined) return undefined;
     return fromChanges(organizationId, latest.baseVersion, latest.base, Promise.resolve(true), version, now);
   };
-  return async function orgGraph(organizationId: string, knownVersion?: number): Promise<OrgGraph> {
+  /**
+   * The graph of an organization at its current version (`knownVersion` when the caller read it). `store: false`: a
+   * load this call starts writes no snapshot (a warm-up; a resolution that joins the load shares that).
+   */
+  return async function orgGraph(
+    organizationId: string,
+    knownVersion?: number,
+    opts: { store?: boolean } = {},
+  ): Promise<OrgGraph> {
     let version = knownVersion;
     if (version === undefined) {
       version = await readGraphVersion(deps.db, organizationId);
@@ -262,7 +272,11 @@ export function createOrgGraphCache(deps: {
     // Outside the call that starts it: the load is shared by every caller of the version and outlives a caller that
     // stops waiting (its deadline, 503); under that call's deadline a load longer than it would fail and restart at
     // every retry, never finishing. Its statements stay bounded by statement_timeout.
-    const loading = runOutsideCallScope(() => load(organizationId, version, base));
+    const store = opts.store ?? true;
+    if (!store) readOnly.add(organizationId);
+    const loading = runOutsideCallScope(() => load(organizationId, version, base)).finally(() => {
+      if (!store) readOnly.delete(organizationId);
+    });
     cache.set(organizationId, loading);
     return loading;
   };
