@@ -36,6 +36,19 @@ export async function newOrganization(svc: TestService, externalId: string, sett
   };
 }
 
+/**
+ * An organization named `prefix-<random>` with `n` providers (each with a service and a weekday schedule): its id and a
+ * way to add one more (a new graph version).
+ */
+export async function organizationWith(svc: TestService, n: number, prefix = 'graph') {
+  const o = await newOrganization(svc, `${prefix}-${randomUUID().slice(0, 8)}`);
+  for (let i = 0; i < n; i++) await providerWithService(o, { externalId: `p${i}` });
+  return {
+    id: o.org.id as string,
+    addProvider: () => providerWithService(o, { externalId: `extra-${randomUUID().slice(0, 6)}` }),
+  };
+}
+
 /** Creates a provider with a service of `title` and (unless `schedule` is null) a weekday schedule. */
 export async function providerWithService(
   o: Awaited<ReturnType<typeof newOrganization>>,

@@ -1,9 +1,8 @@
 import test from 'ava';
-import { randomUUID } from 'node:crypto';
 import { createOrgGraphCache } from '../../src/application/resolution/org-graph.js';
 import { runInCallScope } from '../../src/persistence/call-scope.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { organizationWith as newGraph } from '../helpers/graph-fixtures.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -13,15 +12,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-/** An organization with `n` providers; returns its id and a way to add one more (a new graph version). */
-async function organizationWith(n: number) {
-  const o = await newOrganization(svc, `graph-${randomUUID().slice(0, 8)}`);
-  for (let i = 0; i < n; i++) await providerWithService(o, { externalId: `p${i}` });
-  return {
-    id: o.org.id as string,
-    addProvider: () => providerWithService(o, { externalId: `extra-${randomUUID().slice(0, 6)}` }),
-  };
-}
+const organizationWith = (n: number) => newGraph(svc, n, 'graph');
 
 test('the graph cache holds at most maxProviders providers, dropping the least recently used graph first', async (t) => {
   const [a, b, c] = [await organizationWith(3), await organizationWith(2), await organizationWith(2)];

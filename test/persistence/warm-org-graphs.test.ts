@@ -4,7 +4,7 @@ import { createOrgGraphCache } from '../../src/application/resolution/org-graph.
 import { createGraphSnapshots } from '../../src/application/resolution/graph-snapshots.js';
 import { warmOrgGraphs } from '../../src/application/resolution/warm-org-graphs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { newOrganization, providerWithService } from '../helpers/graph-fixtures.js';
+import { organizationWith as newGraph } from '../helpers/graph-fixtures.js';
 
 // Later than any other test file's clock: the resolutions other files leave are all older than the warm-up's hour.
 const NOW = new Date('2031-01-01T00:00:00Z');
@@ -18,15 +18,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-/** An organization with `n` providers. */
-async function organizationWith(n: number) {
-  const o = await newOrganization(svc, `warm-${randomUUID().slice(0, 8)}`);
-  for (let i = 0; i < n; i++) await providerWithService(o, { externalId: `p${i}` });
-  return {
-    id: o.org.id as string,
-    addProvider: () => providerWithService(o, { externalId: `extra-${randomUUID().slice(0, 6)}` }),
-  };
-}
+const organizationWith = (n: number) => newGraph(svc, n, 'warm');
 
 /** Stores the snapshot of the organization's current graph version (as the builder does for a large graph). */
 async function storeSnapshot(organizationId: string) {
