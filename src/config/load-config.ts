@@ -41,8 +41,8 @@ export interface Config {
    */
   graphSnapshotMinProviders: number;
   /**
-   * The longest a starting process spends loading the graphs of recently resolved large organizations from their
-   * snapshots before it serves (GRAPH_WARM_UP_SECONDS, default 30; 0: none), in milliseconds.
+   * The longest a starting process spends loading the graphs of recently resolved large organizations (those with a
+   * stored snapshot) before it serves (GRAPH_WARM_UP_SECONDS, default 30; 0: none), in milliseconds.
    */
   graphWarmUpMs: number;
   webhookRetryDelaysSeconds: number[];

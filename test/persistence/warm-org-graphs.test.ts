@@ -4,6 +4,7 @@ import { createOrgGraphCache } from '../../src/application/resolution/org-graph.
 import { createGraphSnapshots } from '../../src/application/resolution/graph-snapshots.js';
 import { warmOrgGraphs } from '../../src/application/resolution/warm-org-graphs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { createTestClock } from '../helpers/test-clock.js';
 import { organizationWith as newGraph } from '../helpers/graph-fixtures.js';
 
 // Later than any other test file's clock: the resolutions other files leave are all older than the warm-up's hour.
@@ -122,5 +123,34 @@ test.serial(
     const rushed = await warmOrgGraphs({ db, orgGraphs: newCache(), clock, maxBytes: 256 * 2 ** 20, budgetMs: 1 });
     t.true(rushed.outOfTime);
     t.deepEqual(rushed.organizations, []);
+  },
+);
+
+test.serial(
+  'a service loads them before it serves, with its defaults; GRAPH_WARM_UP_SECONDS=0 turns that off',
+  async (t) => {
+    const db = svc.service.deps.db;
+    const o = await organizationWith(2);
+    const version = await storeSnapshot(o.id);
+    await resolvedAgo(o.id, 1);
+    const started = await Promise.all([
+      startTestService({ stores: svc.stores, platformKey: svc.platformKey, clock: createTestClock(NOW) }),
+      startTestService({
+        stores: svc.stores,
+        platformKey: svc.platformKey,
+        clock: createTestClock(NOW),
+        env: { GRAPH_WARM_UP_SECONDS: '0' },
+      }),
+    ]);
+    try {
+      // Once both are ready, the snapshot goes: only a graph loaded before serving is still the snapshot's.
+      await db.query('DELETE FROM graph_snapshots WHERE organization_id = $1', [o.id]);
+      const [warmed, cold] = await Promise.all(started.map((s) => s.service.deps.orgGraphs(o.id)));
+      t.is(warmed!.source, 'snapshot');
+      t.is(warmed!.graphVersion, version);
+      t.is(cold!.source, 'rows');
+    } finally {
+      await Promise.all(started.map((s) => s.stop()));
+    }
   },
 );

@@ -22,11 +22,11 @@ export interface WarmUpResult {
  * Loads into the graph cache (`orgGraphs`, createOrgGraphCache), one after the other, the graphs a process about to
  * serve is likely to be asked for first: those of organizations resolved within the last hour that have a stored
  * snapshot (large graphs, GRAPH_SNAPSHOT_MIN_PROVIDERS), the most recently resolved first, each as the first
- * resolution would load it (the current version's snapshot, else the latest one and the changes since) but storing
- * nothing (the snapshot builder stores a version not stored yet). Stops once the
- * graphs loaded fill half of `maxBytes` (the cache's budget: the rest is for what the process is then asked), or when
- * `budgetMs` has passed: a load still under way then goes on in the background, and a first call for that
- * organization waits for it. A graph that cannot be loaded is passed over (its first resolution tries again).
+ * resolution would load it (the current version's snapshot, else the latest one and the changes since, else the rows)
+ * but storing nothing (the snapshot builder stores a version not stored yet). Stops once the graphs loaded fill half
+ * of `maxBytes` (the cache's budget: the rest is for what the process is then asked), or when `budgetMs` has passed: a
+ * load still under way then goes on in the background, and a first call for that organization waits for it. A graph
+ * that cannot be loaded is passed over (its first resolution tries again).
  */
 export async function warmOrgGraphs(o: {
   db: Queryable;
