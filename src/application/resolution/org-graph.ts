@@ -136,6 +136,7 @@ export function createOrgGraphCache(deps: {
     baseStored: Promise<boolean>,
     atLeast: number,
     now: number,
+    store: boolean,
   ): Promise<OrgGraph | undefined> => {
     const made = await columnsFromChanges(
       deps.db,
@@ -157,25 +158,25 @@ export function createOrgGraphCache(deps: {
     if (made.status !== 'made') return undefined;
     return assembleColumnGraph(organizationId, made.graphVersion, made.view, now, {
       source: 'changes',
-      snapshotStored: storeIfLarge(organizationId, made.graphVersion, made.view),
+      snapshotStored: storeIfLarge(organizationId, made.graphVersion, made.view, store),
     });
   };
   /**
-   * Stores a version's snapshot after the answer when the graph is large enough to have one (else false); `replace`:
-   * over the one stored at that version, found unusable.
+   * Stores a version's snapshot after the answer when the graph is large enough to have one and the load may store
+   * (`store`: not a warm-up), else false; `replace`: over the one stored at that version, found unusable.
    */
   const storeIfLarge = (
     organizationId: string,
     version: number,
     view: GraphColumnsView,
+    store: boolean,
     replace = false,
   ): Promise<boolean> =>
-    deps.snapshots && view.counts.providers >= minProviders && !readOnly.has(organizationId)
+    store && deps.snapshots && view.counts.providers >= minProviders
       ? storeLater(deps.snapshots, organizationId, version, view.buffer(), replace)
       : Promise.resolve(false);
-  /** Organizations whose load under way stores nothing (`store: false`: a warm-up); the builder stores their graph. */
-  const readOnly = new Set<string>();
-  const load = async (organizationId: string, version: number, base?: OrgGraph): Promise<OrgGraph> => {
+  /** Loads a version (see createOrgGraphCache); `store`: false when nothing it makes is to be stored (a warm-up). */
+  const load = async (organizationId: string, version: number, store: boolean, base?: OrgGraph): Promise<OrgGraph> => {
     const now = deps.clock().getTime();
     // From the graph this process held at an earlier version: only the rows changed since are read.
     const heldVersion = base?.columns !== undefined ? base.graphVersion : undefined;
@@ -186,7 +187,7 @@ export function createOrgGraphCache(deps: {
       // and its columns only the holder, which lets them go once copied (columnsFromChanges). Not held here to the end
       // of the making, both versions' columns and indexes are not side by side at the peak.
       base = undefined;
-      const g = await fromChanges(organizationId, baseVersion, lent, baseStored, version, now);
+      const g = await fromChanges(organizationId, baseVersion, lent, baseStored, version, now, store);
       if (g) return g;
     }
     const snapshots = deps.snapshots;
@@ -214,10 +215,12 @@ export function createOrgGraphCache(deps: {
       } else {
         // None of this version (the graph changed since its last one was stored): the latest one and what changed;
         // one newer than the graph held here when that one could not be brought forward (too many changes since).
-        const g = await fromLatestSnapshot(snapshots, organizationId, version, now, heldVersion).catch((e: unknown) => {
-          problem(organizationId, version, `earlier snapshot unusable: ${(e as Error).message}`);
-          return undefined;
-        });
+        const g = await fromLatestSnapshot(snapshots, organizationId, version, now, store, heldVersion).catch(
+          (e: unknown) => {
+            problem(organizationId, version, `earlier snapshot unusable: ${(e as Error).message}`);
+            return undefined;
+          },
+        );
         if (g) return g;
       }
     }
@@ -227,7 +230,7 @@ export function createOrgGraphCache(deps: {
     const view = openGraphColumns(columns, { organizationId, graphVersion });
     return assembleColumnGraph(organizationId, graphVersion, view, now, {
       source: 'rows',
-      snapshotStored: storeIfLarge(organizationId, graphVersion, view, unusable && graphVersion === version),
+      snapshotStored: storeIfLarge(organizationId, graphVersion, view, store, unusable && graphVersion === version),
     });
   };
   /**
@@ -239,12 +242,13 @@ export function createOrgGraphCache(deps: {
     organizationId: string,
     version: number,
     now: number,
+    store: boolean,
     above?: number,
   ): Promise<OrgGraph | undefined> => {
     // Held by nothing but the holder: let go once copied, before the new version is indexed (columnsFromChanges).
     const latest = await latestChangesBase(snapshots, organizationId, version, above);
     if (latest === undefined) return undefined;
-    return fromChanges(organizationId, latest.baseVersion, latest.base, Promise.resolve(true), version, now);
+    return fromChanges(organizationId, latest.baseVersion, latest.base, Promise.resolve(true), version, now, store);
   };
   /**
    * The graph of an organization at its current version (`knownVersion` when the caller read it). `store: false`: a
@@ -272,11 +276,7 @@ export function createOrgGraphCache(deps: {
     // Outside the call that starts it: the load is shared by every caller of the version and outlives a caller that
     // stops waiting (its deadline, 503); under that call's deadline a load longer than it would fail and restart at
     // every retry, never finishing. Its statements stay bounded by statement_timeout.
-    const store = opts.store ?? true;
-    if (!store) readOnly.add(organizationId);
-    const loading = runOutsideCallScope(() => load(organizationId, version, base)).finally(() => {
-      if (!store) readOnly.delete(organizationId);
-    });
+    const loading = runOutsideCallScope(() => load(organizationId, version, opts.store ?? true, base));
     cache.set(organizationId, loading);
     return loading;
   };
